@@ -1,0 +1,13 @@
+import { Model, fields } from 'fieldforge';
+
+/**
+ * Company settings, one record per company. Modules add their switches by extending this model;
+ * a field's `visible_setting` (`Q(enable_multi_currency=True)`) is evaluated against it.
+ */
+export class Settings extends Model {
+  static override _verbose_name = 'Settings';
+  static override _unique_together = [['company']];
+  static override fields = {
+    company: fields.ManyToOne('Company', { required: true, on_delete: 'CASCADE' }),
+  };
+}

@@ -1,0 +1,42 @@
+/**
+ * Settings from the environment (ARCHITECTURE §2), read and validated once at start-up.
+ */
+import { resolve } from 'node:path';
+import { BUILTIN_MODULES_DIR } from '../modules/module-catalog.js';
+
+export interface Settings {
+  databaseUrl: string | undefined;
+  dataDir: string;
+  redisUrl: string | undefined;
+  secret: string | undefined;
+  addonsPaths: string[];
+  dev: boolean;
+  port: number;
+  host: string;
+  /** Connections per database pool. */
+  poolMax: number;
+  /** Largest accepted request body, bytes. */
+  bodyLimit: number;
+}
+
+export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
+  const port = Number(env.PORT ?? 8000);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got '${env.PORT}'`);
+  return {
+    databaseUrl: env.DATABASE_URL || undefined,
+    dataDir: resolve(env.FF_DATA_DIR || './data'),
+    redisUrl: env.REDIS_URL || undefined,
+    secret: env.FF_SECRET || undefined,
+    addonsPaths: (env.FF_ADDONS_PATH ?? '').split(':').filter(Boolean).map((p) => resolve(p)),
+    dev: env.FF_DEV === '1',
+    port,
+    host: env.HOST || '127.0.0.1',
+    poolMax: Number(env.FF_DB_POOL_MAX ?? 10),
+    bodyLimit: Number(env.FF_BODY_LIMIT ?? 16 * 1024 * 1024),
+  };
+}
+
+/** Built-in modules first, then the add-on directories. */
+export function moduleRoots(settings: Settings): string[] {
+  return [BUILTIN_MODULES_DIR, ...settings.addonsPaths];
+}

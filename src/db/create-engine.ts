@@ -1,0 +1,23 @@
+/**
+ * Chooses the storage engine from configuration: a PostgreSQL server when a database URL is
+ * configured, otherwise embedded PGlite under the data directory (zero-setup default).
+ */
+import type { Engine } from './engine.js';
+import { PgliteEngine } from './pglite-engine.js';
+import { PostgresEngine } from './postgres-engine.js';
+
+export interface CreateEngineOptions {
+  /** PostgreSQL URL; its path names the maintenance database (default `postgres`). */
+  databaseUrl?: string;
+  /** Root for PGlite databases (ignored when `databaseUrl` is set). */
+  dataDir: string;
+  /** Connections per open database (PostgreSQL only; PGlite is a single connection). */
+  poolMax?: number;
+}
+
+export function createEngine(options: CreateEngineOptions): Engine {
+  if (options.databaseUrl) {
+    return new PostgresEngine({ url: options.databaseUrl, poolMax: options.poolMax });
+  }
+  return new PgliteEngine({ dataDir: options.dataDir });
+}

@@ -1,0 +1,40 @@
+/**
+ * The storage engine contract. Two implementations share it — a PostgreSQL server
+ * (`postgres-engine.ts`, one PostgreSQL database per FieldForge database) and embedded PGlite
+ * (`pglite-engine.ts`, one data directory per FieldForge database) — and they speak the same SQL,
+ * so everything above this file is engine-agnostic.
+ */
+import type { Kysely } from 'kysely';
+
+/** Called once for every SQL statement a database executes (used by query-budget tests). */
+export type StatementListener = (sql: string) => void;
+
+/** An open FieldForge database: a bounded connection pool behind a Kysely instance. */
+export interface TenantDatabase {
+  readonly name: string;
+  /** Executes through the pool; use `.transaction()` for a unit of work. */
+  readonly kysely: Kysely<any>;
+  /** Number of SQL statements executed through this handle since it was opened. */
+  readonly statementCount: number;
+  /** Subscribes to executed statements; returns the unsubscribe function. */
+  onStatement(listener: StatementListener): () => void;
+}
+
+export interface Engine {
+  readonly kind: 'postgres' | 'pglite';
+  /** Names of the FieldForge databases, sorted. */
+  list(): Promise<string[]>;
+  exists(name: string): Promise<boolean>;
+  /** Creates an empty database. Throws `BadRequest` for an invalid name, `ValidationError` if it exists. */
+  create(name: string): Promise<void>;
+  /** Closes the database's pool, then removes it. Throws `DatabaseNotFound` if absent. */
+  drop(name: string): Promise<void>;
+  /** Copies `source` (schema and data) into a new database `target`. */
+  clone(source: string, target: string): Promise<void>;
+  /** Opens (or returns the already-open) database. Throws `DatabaseNotFound` if absent. */
+  open(name: string): Promise<TenantDatabase>;
+  /** Closes one database's pool if open (no-op otherwise). */
+  closeDatabase(name: string): Promise<void>;
+  /** Closes every pool and the engine's own connections. */
+  close(): Promise<void>;
+}

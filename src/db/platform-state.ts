@@ -1,0 +1,43 @@
+/**
+ * The one platform table outside the module system, `ff_state`: whether the database is being
+ * installed/upgraded (so every worker answers 503, not only the one doing it) and the registry
+ * version (bumped by every install/upgrade, so other workers rebuild their registry).
+ */
+import { sql, type Kysely } from 'kysely';
+
+export interface PlatformState {
+  installing: boolean;
+  registryVersion: number;
+}
+
+export async function ensurePlatformState(db: Kysely<any>): Promise<void> {
+  await sql`CREATE TABLE IF NOT EXISTS ff_state (
+    id integer PRIMARY KEY CHECK (id = 1),
+    installing boolean NOT NULL DEFAULT false,
+    installing_since timestamptz,
+    registry_version integer NOT NULL DEFAULT 0)`.execute(db);
+  await sql`INSERT INTO ff_state (id) VALUES (1) ON CONFLICT (id) DO NOTHING`.execute(db);
+}
+
+export async function readPlatformState(db: Kysely<any>): Promise<PlatformState> {
+  const { rows } = await sql<{ installing: boolean; registry_version: number }>`
+    SELECT installing, registry_version FROM ff_state WHERE id = 1`.execute(db);
+  return { installing: rows[0]?.installing ?? false, registryVersion: rows[0]?.registry_version ?? 0 };
+}
+
+/** Committed on its own (outside the install transaction) so other workers see it at once. */
+export async function setInstalling(db: Kysely<any>, installing: boolean): Promise<void> {
+  await sql`UPDATE ff_state SET installing = ${installing}, installing_since = ${installing ? sql`now()` : null} WHERE id = 1`.execute(db);
+}
+
+export async function bumpRegistryVersion(db: Kysely<any>): Promise<void> {
+  await sql`UPDATE ff_state SET registry_version = registry_version + 1 WHERE id = 1`.execute(db);
+}
+
+/** Module identifiers recorded as installed (empty before core is installed). */
+export async function installedModules(db: Kysely<any>): Promise<string[]> {
+  const { rows: exists } = await sql<{ t: string | null }>`SELECT to_regclass('public.module')::text AS t`.execute(db);
+  if (!exists[0]?.t) return [];
+  const { rows } = await sql<{ identifier: string }>`SELECT identifier FROM module WHERE state = 'installed'`.execute(db);
+  return rows.map((r) => r.identifier);
+}

@@ -1,0 +1,79 @@
+/**
+ * The one error catalogue. Every error the platform raises on purpose is a `FieldForgeError`
+ * that knows its wire name (`error`) and HTTP status; the HTTP layer renders `{detail, error}`
+ * from it and never builds error bodies by hand. Anything else is an internal error (500).
+ */
+export class FieldForgeError extends Error {
+  /** HTTP status this error maps to. */
+  readonly status: number = 500;
+  /** Extra response headers (e.g. `Retry-After`). */
+  readonly headers: Record<string, string> = {};
+
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** A business rule was violated by the data (unique, required, RESTRICT, a model check). */
+export class ValidationError extends FieldForgeError {
+  override readonly status = 400;
+}
+
+/** The operation cannot be done as asked (unit conversion across categories, …). */
+export class UserError extends FieldForgeError {
+  override readonly status = 400;
+}
+
+/** A request parameter is malformed (wrong type, unknown option, bad paging). */
+export class BadRequest extends FieldForgeError {
+  override readonly status = 400;
+}
+
+/** A filter expression or ordering entry could not be parsed or resolved. */
+export class QuerySyntaxError extends FieldForgeError {
+  override readonly status = 400;
+  constructor(
+    message: string,
+    /** 0-based character offset in the source text, when known. */
+    readonly position?: number,
+  ) {
+    super(position === undefined ? message : `${message} (at position ${position})`);
+  }
+}
+
+/** Missing, malformed, unknown, revoked or expired credential. */
+export class AuthenticationError extends FieldForgeError {
+  override readonly status = 401;
+}
+
+/** Authenticated, but not allowed. */
+export class AccessError extends FieldForgeError {
+  override readonly status = 403;
+}
+
+/** Unknown record, model or route target. */
+export class NotFound extends FieldForgeError {
+  override readonly status = 404;
+}
+
+/** The selected database does not exist. */
+export class DatabaseNotFound extends FieldForgeError {
+  override readonly status = 404;
+}
+
+/** The request body is larger than allowed. */
+export class PayloadTooLarge extends FieldForgeError {
+  override readonly status = 413;
+}
+
+/** The database is installing or upgrading modules; clients retry after 5 seconds. */
+export class DatabaseBusy extends FieldForgeError {
+  override readonly status = 503;
+  override readonly headers = { 'Retry-After': '5' };
+}
+
+/** A module set cannot be resolved (missing dependency, cycle, bad manifest). */
+export class ModuleError extends FieldForgeError {
+  override readonly status = 400;
+}

@@ -1,0 +1,131 @@
+/**
+ * The generic model API (spec §4.2–4.4, §4.6, §4.7): query, fetch, create, update, delete,
+ * execute, name_search and get_registry for every model. Handlers only parse the request, call
+ * the ORM and shape the answer; the ORM does the work, in the request's unit of work.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { BadRequest, NotFound } from '../../errors.js';
+import { currentEnv } from '../../orm/env.js';
+import type { ModelMeta } from '../../orm/model-meta.js';
+import type { Model } from '../../orm/model.js';
+import { QuerySet, type AggregateFunction } from '../../orm/queryset.js';
+import { RecordBatch } from '../../orm/record-batch.js';
+import { createRecords } from '../../orm/write/create-records.js';
+import { deleteRecords } from '../../orm/write/delete-records.js';
+import { writeRecords } from '../../orm/write/write-records.js';
+import { publicValues } from '../../orm/write/write-values.js';
+import { unitOfWork } from '../request-context.js';
+import { RequestBody, recordId } from './request-body.js';
+
+/** Default page size of a query, and the largest a client may ask for. */
+export const DEFAULT_LIMIT = 80;
+export const MAX_LIMIT = 2000;
+
+type Params = { model: string; id?: string; method?: string };
+
+function modelOf(req: FastifyRequest): ModelMeta {
+  return currentEnv().registry.meta((req.params as Params).model);
+}
+
+/** `{id, name, display_name}` of a written record. */
+function writeAnswer(meta: ModelMeta, rec: Model): Record<string, unknown> {
+  const name = meta.fields.get('name')?.column ? rec._values.name ?? null : rec.display_name;
+  return { id: rec.id, name, display_name: rec.display_name };
+}
+
+export function registerModelApi(app: FastifyInstance): void {
+  app.post('/api/query/:model', (req) => unitOfWork(req, async () => {
+    const meta = modelOf(req);
+    const body = new RequestBody(req.body);
+    const limit = body.integer('limit', 1, MAX_LIMIT) ?? DEFAULT_LIMIT;
+    const page = body.integer('page', 1, 1_000_000) ?? 1;
+    let qs = new QuerySet(meta).public_only();
+    const filter = body.string('filter_str');
+    if (filter !== undefined && filter.trim() !== '') qs = qs.filter(filter);
+    const terms = body.strings('name_search');
+    if (terms) qs = qs.search(terms.filter((t) => t.trim() !== ''));
+    const order = body.strings('order_by');
+    if (order?.length) qs = qs.order_by(...order);
+    const footer = body.strings('footer_aggregates');
+    const aggregates: Record<string, AggregateFunction> = Object.fromEntries((footer ?? []).map((f) => [f, 'sum']));
+    const groupFields = body.strings('group_fields');
+    const paged = qs.limit(limit).offset((page - 1) * limit);
+    const data = groupFields?.length ? await paged.group(groupFields, aggregates) : await paged.read(body.strings('fields'));
+    if (!body.boolean('counter') && footer === undefined) return data;
+    const answer: Record<string, unknown> = { count: await qs.count(), data };
+    if (footer !== undefined) answer.aggregates = await qs.aggregate(aggregates);
+    return answer;
+  }));
+
+  app.post('/api/fetch/:model/:id', (req) => unitOfWork(req, async () => {
+    const meta = modelOf(req);
+    const id = recordId((req.params as Params).id!);
+    const body = new RequestBody(req.body);
+    const [record] = await new QuerySet(meta).public_only().with_archived().filter({ id }).read(body.strings('fields'));
+    if (!record) throw new NotFound(`${meta.name} ${id} does not exist`);
+    return record;
+  }));
+
+  app.post('/api/create/:model', (req) => unitOfWork(req, async () => {
+    const meta = modelOf(req);
+    const [rec] = await createRecords(meta, [publicValues(meta, req.body, 'create')]);
+    return writeAnswer(meta, rec!);
+  }));
+
+  app.put('/api/update/:model/:id', (req) => unitOfWork(req, async () => {
+    const meta = modelOf(req);
+    const id = recordId((req.params as Params).id!);
+    await writeRecords(meta, [id], publicValues(meta, req.body, 'update'));
+    const [rec] = await RecordBatch.load(meta, [id]);
+    return writeAnswer(meta, rec!);
+  }));
+
+  app.delete('/api/delete/:model/:id', (req) => unitOfWork(req, async () => {
+    const meta = modelOf(req);
+    const id = recordId((req.params as Params).id!);
+    await deleteRecords(meta, [id]);
+    return { id, deleted: true };
+  }));
+
+  app.post('/api/execute/:model/:method', (req) => unitOfWork(req, async () => {
+    const meta = modelOf(req);
+    const method = (req.params as Params).method!;
+    if (!meta.apiMethods.has(method)) throw new NotFound(`${meta.name} has no API method '${method.slice(0, 60)}'`);
+    const body = new RequestBody(req.body);
+    const ids = body.ids('ids');
+    const requestBody = new RequestBody(body.object('request_body'));
+    const inputs = requestBody.object('inputs') ?? {};
+    const context = { ...(requestBody.object('context') ?? {}), active_model: meta.name } as Record<string, unknown>;
+    if (ids === undefined) {
+      const fn = (meta.cls as any)[method];
+      if (typeof fn !== 'function') throw new BadRequest(`${meta.name}.${method} is a record method: send 'ids'`);
+      return { message: `${meta.name}.${method} executed`, result: (await fn.call(meta.cls, inputs, context)) ?? null };
+    }
+    const records = await RecordBatch.load(meta, ids);
+    if (records.length !== new Set(ids).size) throw new NotFound(`Some ${meta.name} records do not exist`);
+    context.active_ids = ids;
+    const fn = (meta.cls.prototype as any)[method];
+    if (typeof fn !== 'function') throw new BadRequest(`${meta.name}.${method} is a model-level method: send no 'ids'`);
+    const results: unknown[] = [];
+    for (const rec of records) results.push((await fn.call(rec, inputs, context)) ?? null);
+    return { message: `${meta.name}.${method} executed on ${results.length} record(s)`, result: results.length === 1 ? results[0] : results };
+  }));
+
+  app.post('/api/name_search/:model', (req) => unitOfWork(req, async () => {
+    const meta = modelOf(req);
+    const body = new RequestBody(req.body);
+    let qs = new QuerySet(meta).public_only().limit(body.integer('limit', 1, MAX_LIMIT) ?? 8);
+    const term = body.string('term') ?? '';
+    if (term.trim()) qs = qs.search([term]);
+    const filter = body.string('filter');
+    if (filter?.trim()) qs = qs.filter(filter);
+    return qs.read(['display_name']);
+  }));
+
+  app.get('/api/get_registry/:model', (req) => unitOfWork(req, async () => {
+    const meta = modelOf(req);
+    const out: Record<string, unknown> = {};
+    for (const [name, f] of meta.fields) if (!f.options.internal) out[name] = f.describe();
+    return out;
+  }));
+}

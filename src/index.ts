@@ -1,0 +1,11 @@
+/**
+ * What module authors import: `import { Model, fields, extendModel } from 'fieldforge'`.
+ */
+export { Model, type ModelClass } from './orm/model.js';
+export { fields } from './orm/fields/index.js';
+export { extendModel } from './orm/model-extension.js';
+export { QuerySet } from './orm/queryset.js';
+export { currentEnv, withEnv, type Env } from './orm/env.js';
+export {
+  FieldForgeError, ValidationError, UserError, AccessError, NotFound, BadRequest,
+} from './errors.js';

@@ -1,0 +1,84 @@
+/**
+ * Installs and upgrades modules in one database, in a fixed order: resolve the module set
+ * (dependencies first) → build the registry → sync the schema → load each new or upgraded
+ * module's data → record module state → bump the registry version. All of it is one
+ * transaction; while it runs, the database's `installing` flag makes every worker answer 503.
+ */
+import { sql } from 'kysely';
+import { ModuleError } from '../errors.js';
+import type { TenantDatabase } from '../db/engine.js';
+import { syncSchema } from '../db/schema-sync.js';
+import { bumpRegistryVersion, ensurePlatformState, installedModules, setInstalling } from '../db/platform-state.js';
+import { currentEnv, runInEnv } from '../orm/env.js';
+import { QuerySet } from '../orm/queryset.js';
+import { Registry } from '../orm/registry.js';
+import { createRecords } from '../orm/write/create-records.js';
+import { writeRecords } from '../orm/write/write-records.js';
+import { loadModuleData } from './data-loader.js';
+import { dependencyOrder } from './dependency-order.js';
+import type { ModuleCatalog } from './module-catalog.js';
+import { loadModuleCode } from './module-code.js';
+
+export interface InstallRequest {
+  /** Modules to install (with their dependencies). */
+  init?: readonly string[];
+  /** Installed modules to upgrade (schema sync and data reload). */
+  update?: readonly string[];
+}
+
+export interface InstallResult {
+  registry: Registry;
+  installed: string[];
+  updated: string[];
+  warnings: string[];
+}
+
+export async function buildRegistry(catalog: ModuleCatalog, modules: readonly string[]): Promise<Registry> {
+  const order = dependencyOrder(catalog, modules);
+  return Registry.build(await Promise.all(order.map((id) => loadModuleCode(catalog.get(id)))));
+}
+
+export async function installModules(db: TenantDatabase, catalog: ModuleCatalog, request: InstallRequest): Promise<InstallResult> {
+  await ensurePlatformState(db.kysely);
+  await setInstalling(db.kysely, true);
+  try {
+    return await db.kysely.transaction().execute(async (trx) => {
+      // One installer per database at a time, across workers and processes.
+      await sql`SELECT pg_advisory_xact_lock(7201984)`.execute(trx);
+      const before = await installedModules(trx);
+      for (const id of request.update ?? []) {
+        if (!before.includes(id)) throw new ModuleError(`Module '${id}' is not installed in database '${db.name}'; use --init`);
+      }
+      const order = dependencyOrder(catalog, [...before, ...(request.init ?? []), ...(before.length ? [] : ['core'])]);
+      const registry = await buildRegistry(catalog, order);
+      const warnings = await syncSchema(trx, registry);
+      const fresh = order.filter((id) => !before.includes(id));
+      const reload = order.filter((id) => fresh.includes(id) || (request.update ?? []).includes(id));
+      await runInEnv(
+        { db, registry, trx, uid: null, companyId: null, companyIds: [], context: {}, su: true, afterCommit: [] },
+        async () => {
+          for (const id of reload) {
+            await loadModuleData(catalog.get(id));
+            await recordModule(catalog, id, fresh.includes(id));
+          }
+        },
+      );
+      await bumpRegistryVersion(trx);
+      return { registry, installed: fresh, updated: reload.filter((id) => !fresh.includes(id)), warnings };
+    });
+  } finally {
+    await setInstalling(db.kysely, false);
+  }
+}
+
+async function recordModule(catalog: ModuleCatalog, id: string, isNew: boolean): Promise<void> {
+  const m = catalog.get(id).manifest;
+  const meta = currentEnv().registry.meta('Module');
+  const vals = {
+    name: m.name, category: m.category, description: m.description, icon: m.icon, color: m.color,
+    dependencies: m.dependencies, state: 'installed', updated_module_date: new Date().toISOString(),
+  };
+  const [existing] = await new QuerySet(meta).filter({ identifier: id }).ids();
+  if (existing === undefined) await createRecords(meta, [{ ...vals, identifier: id, installed_date: new Date().toISOString() }]);
+  else await writeRecords(meta, [existing], isNew ? { ...vals, installed_date: new Date().toISOString() } : vals);
+}

@@ -1,0 +1,93 @@
+/**
+ * The environment a piece of model code runs in — database, registry, transaction, user,
+ * companies, context — carried by the async call chain (AsyncLocalStorage), so model code never
+ * takes a connection argument: `await CurrencyRate.get_rate(…)` inside a method uses the
+ * caller's database and transaction.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Kysely } from 'kysely';
+import type { TenantDatabase } from '../db/engine.js';
+import type { Registry } from './registry.js';
+
+export interface Env {
+  readonly db: TenantDatabase;
+  readonly registry: Registry;
+  /** The open transaction every statement of this unit of work runs in. */
+  readonly trx: Kysely<any>;
+  /** The acting user (`User` id), or null for the platform itself (install, CLI). */
+  readonly uid: number | null;
+  readonly companyId: number | null;
+  readonly companyIds: readonly number[];
+  readonly context: Readonly<Record<string, unknown>>;
+  /** Elevated: access rules are not applied (install, CLI, server acting for a visitor). */
+  readonly su: boolean;
+  /** Work to run once the transaction has committed (deferred file removal, socket pings). */
+  readonly afterCommit: (() => unknown)[];
+}
+
+const storage = new AsyncLocalStorage<Env>();
+
+/** The environment of the current call chain; throws when model code runs outside one. */
+export function currentEnv(): Env {
+  const env = storage.getStore();
+  if (!env) throw new Error('No FieldForge environment: model code must run inside runInEnv() / a request');
+  return env;
+}
+
+export function hasEnv(): boolean {
+  return storage.getStore() !== undefined;
+}
+
+/** Runs `fn` with `env` as the current environment. */
+export function runInEnv<T>(env: Env, fn: () => Promise<T>): Promise<T> {
+  return storage.run(env, fn);
+}
+
+/** Runs `fn` in a copy of the current environment with some members replaced (e.g. `{su: true}`). */
+export function withEnv<T>(changes: Partial<Env>, fn: () => Promise<T>): Promise<T> {
+  return storage.run({ ...currentEnv(), ...changes }, fn);
+}
+
+export interface TransactionOptions {
+  uid?: number | null;
+  companyId?: number | null;
+  companyIds?: number[];
+  context?: Record<string, unknown>;
+  su?: boolean;
+}
+
+/**
+ * Runs `fn` as one unit of work: a transaction that commits when `fn` resolves and rolls back when
+ * it throws, so a failure never leaves anything half-written. After-commit work runs once the
+ * commit succeeded and never delays the caller's result on failure.
+ */
+export async function transaction<T>(
+  db: TenantDatabase,
+  registry: Registry,
+  options: TransactionOptions,
+  fn: () => Promise<T>,
+): Promise<T> {
+  const afterCommit: (() => unknown)[] = [];
+  const result = await db.kysely.transaction().execute((trx) =>
+    runInEnv(
+      {
+        db, registry, trx,
+        uid: options.uid ?? null,
+        companyId: options.companyId ?? null,
+        companyIds: options.companyIds ?? (options.companyId ? [options.companyId] : []),
+        context: options.context ?? {},
+        su: options.su ?? false,
+        afterCommit,
+      },
+      fn,
+    ),
+  );
+  for (const job of afterCommit) {
+    try {
+      await job();
+    } catch (err) {
+      console.error('after-commit job failed', err);
+    }
+  }
+  return result;
+}

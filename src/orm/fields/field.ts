@@ -1,0 +1,145 @@
+/**
+ * The base of every field type. A field object is declared once in a model class
+ * (`fields.Char({...})`) and bound per database by the registry (`bind`), which gives it its
+ * name and owning model; the bound copy is what the ORM, schema sync and API use.
+ */
+import { ValidationError } from '../../errors.js';
+import type { ModelMeta } from '../model-meta.js';
+
+export type FieldType =
+  | 'Char' | 'Text' | 'Boolean' | 'Integer' | 'Float' | 'Monetary' | 'Date' | 'Datetime'
+  | 'Selection' | 'ManyToOne' | 'OneToMany' | 'ManyToMany' | 'File' | 'Binary' | 'Json';
+
+/** A default is a value or a function of nothing (called once per created record). */
+export type DefaultValue = unknown | (() => unknown);
+
+/** Declaration parameters shared by every field type (spec §2.1.4 plus `depends`, `readonly`). */
+export interface FieldOptions {
+  /** Human label; derived from the field name when absent. */
+  label?: string;
+  description?: string;
+  required?: boolean;
+  default?: DefaultValue;
+  index?: boolean;
+  readonly?: boolean;
+  /** Name of an instance method that returns the value (it may be async). */
+  calculate?: string;
+  /** Stores a computed value in a column (recomputed when `depends` change). */
+  store?: boolean;
+  /** Dotted paths a stored computed field recomputes on (`['lines.subtotal']`). */
+  depends?: string[];
+  /** Name of an instance method receiving a written value; keeps a computed field writable. */
+  setter?: string;
+  /** Q-expression gating the field's visibility on the settings (`Q(enable_multi_currency=True)`). */
+  visible_setting?: string;
+  /** Never readable, filterable or writable through the API (password and key hashes). */
+  internal?: boolean;
+}
+
+export interface RegistryEntry {
+  type: FieldType;
+  label: string;
+  required?: boolean;
+  readonly?: boolean;
+  max_length?: number;
+  default?: unknown;
+  related_model?: string;
+  related_name?: string;
+  choices?: [string, string][];
+  precision?: number;
+  description?: string;
+  store?: boolean;
+  computed?: boolean;
+  on_delete?: string;
+  currency_field?: string;
+  visible_setting?: string;
+  filter?: string;
+  index?: boolean;
+}
+
+export abstract class Field<O extends FieldOptions = FieldOptions> {
+  abstract readonly type: FieldType;
+  /** Set by `bind`. */
+  name = '';
+  /** Set by `bind`. */
+  model!: ModelMeta;
+
+  constructor(readonly options: O) {}
+
+  /** A copy of this declaration bound to one model of one database. */
+  bind(name: string, model: ModelMeta): this {
+    const bound = Object.create(Object.getPrototypeOf(this)) as this;
+    Object.assign(bound, this, { name, model });
+    return bound;
+  }
+
+  get label(): string {
+    return this.options.label ?? this.name.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase());
+  }
+  get isComputed(): boolean {
+    return this.options.calculate !== undefined;
+  }
+  /** Has a column in the model's table. */
+  get isStored(): boolean {
+    return !this.isComputed || this.options.store === true;
+  }
+  get isRequired(): boolean {
+    return this.options.required === true;
+  }
+  /** Writable through create/update (spec §4.4 rule 1). */
+  get isSettable(): boolean {
+    if (this.options.internal || this.options.readonly) return false;
+    if (this.isComputed) return this.options.setter !== undefined;
+    return true;
+  }
+  get isRelational(): boolean {
+    return false;
+  }
+  /** Column name in the model's table, or null for fields without a column. */
+  get column(): string | null {
+    return this.isStored ? this.name : null;
+  }
+
+  /** PostgreSQL column type. */
+  abstract sqlType(): string;
+
+  /** Converts and validates a written value into the column value; throws `ValidationError`. */
+  toColumn(value: unknown): unknown {
+    return value;
+  }
+  /** Converts a column value as the driver returns it into the wire value. */
+  fromColumn(raw: unknown): unknown {
+    return raw ?? null;
+  }
+  /** Converts a filter value for comparison with this field's column. */
+  toFilterValue(value: unknown): unknown {
+    return this.toColumn(value);
+  }
+
+  /** The value a new record gets when the create body does not name the field. */
+  defaultValue(): unknown {
+    const d = this.options.default;
+    return typeof d === 'function' ? (d as () => unknown)() : d;
+  }
+
+  describe(): RegistryEntry {
+    const o = this.options;
+    const entry: RegistryEntry = { type: this.type, label: this.label };
+    if (o.required) entry.required = true;
+    if (o.readonly || (this.isComputed && !o.setter)) entry.readonly = true;
+    if (o.default !== undefined && typeof o.default !== 'function') entry.default = o.default;
+    if (o.description) entry.description = o.description;
+    if (o.index) entry.index = true;
+    if (this.isComputed) {
+      entry.computed = true;
+      entry.store = o.store === true;
+    }
+    if (o.visible_setting) entry.visible_setting = o.visible_setting;
+    return entry;
+  }
+
+  protected invalid(value: unknown, expected: string): ValidationError {
+    const shown = typeof value === 'string' ? `'${value.slice(0, 40)}'` : JSON.stringify(value)?.slice(0, 40);
+    return new ValidationError(`Invalid value ${shown} for field '${this.name}' of ${this.model.name}: expected ${expected}`);
+  }
+}

@@ -1,0 +1,35 @@
+/**
+ * What the ORM knows about one model in one database once the registry has composed it: its
+ * table, bound fields, default order and declarations. Built by `registry.ts`, read everywhere.
+ */
+import type { Field } from './fields/field.js';
+import type { ModelClass } from './model.js';
+import type { Registry } from './registry.js';
+
+export interface ModelMeta {
+  readonly name: string;
+  readonly table: string;
+  readonly verboseName: string;
+  /** Every field, generic columns included, by name. */
+  readonly fields: Map<string, Field>;
+  /** Default ordering entries (`['deadline ASC', 'id ASC']`). */
+  readonly orderBy: readonly string[];
+  /** Field whose value is the record's `display_name`, or null (then `<Verbose name> #<id>`). */
+  readonly recName: string | null;
+  /** Has a Boolean `active` field: lists only active records unless the filter names `active`. */
+  readonly isArchivable: boolean;
+  readonly uniqueTogether: readonly (readonly string[])[];
+  /** Methods callable through `/api/execute`. */
+  readonly apiMethods: ReadonlySet<string>;
+  /** Fields matched by `name_search` terms. */
+  readonly nameSearchFields: readonly string[];
+  /** The module that declared the model. */
+  readonly module: string;
+  /** The composed class of this database. */
+  readonly cls: ModelClass;
+  readonly registry: Registry;
+}
+
+export function field(meta: ModelMeta, name: string): Field | undefined {
+  return meta.fields.get(name);
+}

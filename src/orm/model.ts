@@ -1,0 +1,134 @@
+/**
+ * The base class of every model. A module declares `class Task extends Model { static fields = … }`;
+ * the registry of each database composes the final class (declaration plus the extensions of the
+ * modules installed there) and defines the field accessors on it. Records are instances of that
+ * final class:
+ *
+ * ```ts
+ * const open = await Task.query().filter('Q(stage__is_closed=False)').order_by('deadline ASC').all();
+ * const stage = await open[0].stage;          // relational fields are awaited (batch-loaded)
+ * await open[0].write({ priority: 'high' });  // scalar fields are plain properties: open[0].priority
+ * ```
+ *
+ * Static ORM entry points resolve the final class through the current environment, so
+ * `Task.query()` inside model code uses the caller's database, even when `Task` is the imported
+ * declaration rather than the composed class.
+ */
+import type { Field } from './fields/field.js';
+import type { ModelMeta } from './model-meta.js';
+import { currentEnv } from './env.js';
+import { QuerySet, type FilterInput } from './queryset.js';
+import { RecordBatch } from './record-batch.js';
+import { createRecords } from './write/create-records.js';
+import { writeRecords } from './write/write-records.js';
+import { deleteRecords } from './write/delete-records.js';
+import { NotFound } from '../errors.js';
+
+export type ModelClass = typeof Model;
+
+export class Model {
+  /** Model name (defaults to the class name); used in URLs: `/api/query/<name>`. */
+  static _name?: string;
+  /** Table name (defaults to the snake_case model name). */
+  static _table?: string;
+  static _verbose_name?: string;
+  /** Default ordering: `['deadline ASC', 'name ASC']`. */
+  static _order_by?: string[];
+  /** Field-name tuples whose combination is unique. */
+  static _unique_together?: string[][];
+  /** Field giving `display_name` (defaults to `name` when the model has one). */
+  static _rec_name?: string;
+  /** Methods `/api/execute/<model>/<method>` may call; nothing else is callable remotely. */
+  static _api_methods?: string[];
+  /** Fields `name_search` matches (defaults to the `_rec_name`). */
+  static _name_search_fields?: string[];
+  static fields: Record<string, Field> = {};
+  /** Set on the composed class of each database by the registry. */
+  static _meta?: ModelMeta;
+
+  declare readonly id: number;
+  declare readonly display_name: string;
+  /** Column values as loaded, by field name (a ManyToOne holds the id). */
+  _values: Record<string, unknown>;
+  /** The records loaded together with this one; relational reads load for all of them at once. */
+  _batch: RecordBatch;
+
+  constructor(values: Record<string, unknown>, batch: RecordBatch) {
+    this._values = values;
+    this._batch = batch;
+  }
+
+  /** The model name of a declaration or composed class. */
+  static modelName(): string {
+    return Object.hasOwn(this, '_name') && this._name ? this._name : this.name;
+  }
+
+  /** The metadata of this model in the current database. */
+  static meta(): ModelMeta {
+    if (Object.hasOwn(this, '_meta') && this._meta) return this._meta;
+    return currentEnv().registry.meta(this.modelName());
+  }
+
+  /** A query over this model: filter, order, page, count, aggregate, update, delete. */
+  static query<T extends Model>(this: abstract new (...a: any[]) => T, filter?: FilterInput): QuerySet<T> {
+    const qs = new QuerySet<T>((this as unknown as ModelClass).meta());
+    return filter === undefined ? qs : qs.filter(filter);
+  }
+
+  /** Loads records by id, in the order given; unknown ids are left out. */
+  static async browse<T extends Model>(this: abstract new (...a: any[]) => T, ids: readonly number[]): Promise<T[]> {
+    const meta = (this as unknown as ModelClass).meta();
+    return RecordBatch.load(meta, ids) as Promise<T[]>;
+  }
+
+  /** Loads one record by id; `NotFound` when it does not exist. */
+  static async get<T extends Model>(this: abstract new (...a: any[]) => T, id: number): Promise<T> {
+    const meta = (this as unknown as ModelClass).meta();
+    const [record] = await RecordBatch.load(meta, [id]);
+    if (!record) throw new NotFound(`${meta.name} ${id} does not exist`);
+    return record as T;
+  }
+
+  /** Creates one record from field values (unknown and non-settable keys are ignored). */
+  static async create<T extends Model>(this: abstract new (...a: any[]) => T, vals: Record<string, unknown>): Promise<T> {
+    const meta = (this as unknown as ModelClass).meta();
+    const [record] = await createRecords(meta, [vals]);
+    return record as T;
+  }
+
+  /** Creates several records in one statement per table touched. */
+  static async create_many<T extends Model>(
+    this: abstract new (...a: any[]) => T,
+    valsList: readonly Record<string, unknown>[],
+  ): Promise<T[]> {
+    const meta = (this as unknown as ModelClass).meta();
+    return createRecords(meta, valsList) as Promise<T[]>;
+  }
+
+  /** Writes values to this record (unknown and non-settable keys are ignored). */
+  async write(vals: Record<string, unknown>): Promise<void> {
+    await writeRecords(this.modelMeta(), [this.id], vals);
+    await this.reload();
+  }
+
+  /** Deletes this record. */
+  async unlink(): Promise<void> {
+    await deleteRecords(this.modelMeta(), [this.id]);
+  }
+
+  /** Re-reads this record's columns (after a write). */
+  async reload(): Promise<void> {
+    const [fresh] = await RecordBatch.load(this.modelMeta(), [this.id]);
+    if (!fresh) throw new NotFound(`${this.modelMeta().name} ${this.id} does not exist`);
+    this._values = fresh._values;
+    this._batch = fresh._batch;
+  }
+
+  modelMeta(): ModelMeta {
+    return (this.constructor as ModelClass).meta();
+  }
+
+  toJSON(): Record<string, unknown> {
+    return { id: this.id, display_name: this.display_name };
+  }
+}

@@ -1,0 +1,207 @@
+/**
+ * Compiles a parsed filter (filter-ast.ts) into a parameterised SQL condition for one scope:
+ * ManyToOne traversals become LEFT JOINs of the scope, to-many traversals become EXISTS
+ * subqueries (no duplicate rows), values become bind parameters. Field paths and lookups are
+ * checked against the model; a wrong one is a `QuerySyntaxError` naming it and its position.
+ */
+import { sql, type RawBuilder } from 'kysely';
+import { QuerySyntaxError, ValidationError } from '../../errors.js';
+import type { Field } from '../fields/field.js';
+import { FileField, ManyToManyField, ManyToOneField, OneToManyField } from '../fields/relational-fields.js';
+import type { ConditionNode, FilterNode, FilterValue, Lookup } from './filter-ast.js';
+import type { QueryScope, QueryVariables } from './query-scope.js';
+import { isLookup, requireField } from './resolve-path.js';
+
+type Sql = RawBuilder<unknown>;
+const TRUE = sql`TRUE`;
+const FALSE = sql`FALSE`;
+const TEXT_TYPES = new Set(['Char', 'Text', 'Selection']);
+
+export function compileFilter(node: FilterNode, scope: QueryScope): Sql {
+  switch (node.kind) {
+    case 'all':
+      return TRUE;
+    case 'and':
+      return node.children.length ? sql`(${sql.join(node.children.map((c) => compileFilter(c, scope)), sql` AND `)})` : TRUE;
+    case 'or':
+      return node.children.length ? sql`(${sql.join(node.children.map((c) => compileFilter(c, scope)), sql` OR `)})` : FALSE;
+    case 'not':
+      return sql`(NOT ${compileFilter(node.child, scope)})`;
+    case 'condition':
+      return compileCondition(node, scope, scope.alias, scope.meta, 0);
+  }
+}
+
+/** True when some condition's path starts with `name` (used for the archivable default). */
+export function filterMentions(node: FilterNode, name: string): boolean {
+  switch (node.kind) {
+    case 'condition':
+      return node.segments[0] === name;
+    case 'and':
+    case 'or':
+      return node.children.some((c) => filterMentions(c, name));
+    case 'not':
+      return filterMentions(node.child, name);
+    default:
+      return false;
+  }
+}
+
+function compileCondition(node: ConditionNode, scope: QueryScope, alias: string, meta: QueryScope['meta'], start: number): Sql {
+  const segs = node.segments;
+  for (let i = start; i < segs.length; i++) {
+    const seg = segs[i]!;
+    const f = requireField(meta, seg, scope.publicOnly, node.position);
+    const rest = segs.slice(i + 1);
+    const lookup = rest.length === 1 && isLookup(rest[0]!) ? (rest[0] as Lookup) : null;
+    if (rest.length === 0 || lookup) {
+      return compileTerminal(node, scope, alias, f, lookup ?? 'exact');
+    }
+    if (f instanceof ManyToOneField || f instanceof FileField) {
+      // `stage__id…` compares the foreign key itself: no join needed.
+      if (rest[0] === 'id' && (rest.length === 1 || (rest.length === 2 && isLookup(rest[1]!)))) {
+        return compileTerminal(node, scope, alias, f, (rest[1] as Lookup | undefined) ?? 'exact');
+      }
+      if (f instanceof FileField) throw new QuerySyntaxError(`Cannot traverse File field '${seg}' beyond 'id'`, node.position);
+      alias = scope.joinManyToOne(alias, f);
+      meta = f.target;
+      continue;
+    }
+    if (f instanceof OneToManyField || f instanceof ManyToManyField) {
+      return existsThrough(f, scope, alias, (sub, subAlias) => compileCondition(node, sub, subAlias, f.target, i + 1));
+    }
+    throw new QuerySyntaxError(`Unknown lookup '${rest.join('__').slice(0, 60)}' for ${f.type} field '${seg}'`, node.position);
+  }
+  throw new QuerySyntaxError('Empty field path', node.position);
+}
+
+/** `EXISTS (SELECT 1 FROM <target> … WHERE <link to alias> AND <inner>)` for a to-many field. */
+function existsThrough(
+  f: OneToManyField | ManyToManyField,
+  scope: QueryScope,
+  alias: string,
+  inner: ((sub: QueryScope, subAlias: string) => Sql) | null,
+): Sql {
+  const sub = scope.child(f.target);
+  let link: Sql;
+  let from: Sql;
+  if (f instanceof OneToManyField) {
+    link = sql`${sql.id(sub.alias, f.inverse.column!)} = ${sql.id(alias, 'id')}`;
+    const cond = inner ? inner(sub, sub.alias) : TRUE;
+    from = sub.from();
+    return sql`EXISTS (SELECT 1 FROM ${from} WHERE ${link} AND ${cond})`;
+  }
+  const rel = scope.newAlias();
+  const j = f.join;
+  link = sql`${sql.id(rel, j.sourceColumn)} = ${sql.id(alias, 'id')}`;
+  if (!inner) return sql`EXISTS (SELECT 1 FROM ${sql.table(j.table)} AS ${sql.id(rel)} WHERE ${link})`;
+  const cond = inner(sub, sub.alias);
+  from = sub.from();
+  return sql`EXISTS (SELECT 1 FROM ${sql.table(j.table)} AS ${sql.id(rel)} JOIN ${from} ON ${sql.id(sub.alias, 'id')} = ${sql.id(rel, j.targetColumn)} WHERE ${link} AND ${cond})`;
+}
+
+function compileTerminal(node: ConditionNode, scope: QueryScope, alias: string, f: Field, lookup: Lookup): Sql {
+  const value = resolveVariables(node.value, scope.variables);
+  if (f instanceof OneToManyField || f instanceof ManyToManyField) {
+    // `tags=3`, `tags__in=[…]` match records linked to those ids; `tags__isnull=True` records with none.
+    if (lookup === 'isnull') {
+      const exists = existsThrough(f, scope, alias, null);
+      return isTrue(value, node) ? sql`(NOT ${exists})` : exists;
+    }
+    const idField = f.target.fields.get('id')!;
+    return existsThrough(f, scope, alias, (_sub, subAlias) => compareColumn(node, sql.id(subAlias, 'id'), idField, lookup, value));
+  }
+  if (f.column === null) {
+    if (f.name === 'display_name' && f.model.recName) {
+      return compareColumn(node, sql.id(alias, f.model.fields.get(f.model.recName)!.column!), f, lookup, value);
+    }
+    throw new QuerySyntaxError(`Field '${f.name}' is computed and not stored; it cannot be filtered on`, node.position);
+  }
+  return compareColumn(node, sql.id(alias, f.column), f, lookup, value);
+}
+
+function compareColumn(node: ConditionNode, col: Sql, f: Field, lookup: Lookup, value: unknown): Sql {
+  const conv = (v: unknown): unknown => {
+    try {
+      return f.toFilterValue(v);
+    } catch (err) {
+      if (err instanceof ValidationError) throw new QuerySyntaxError(err.message, node.position);
+      throw err;
+    }
+  };
+  switch (lookup) {
+    case 'exact':
+      if (value === null) return sql`(${col} IS NULL)`;
+      if (f.type === 'Boolean') return isTrue(value, node) ? sql`(${col} IS TRUE)` : sql`(${col} IS NOT TRUE)`;
+      return sql`(${col} = ${conv(value)})`;
+    case 'not':
+      if (value === null) return sql`(${col} IS NOT NULL)`;
+      if (f.type === 'Boolean') return isTrue(value, node) ? sql`(${col} IS NOT TRUE)` : sql`(${col} IS TRUE)`;
+      return sql`(${col} IS DISTINCT FROM ${conv(value)})`;
+    case 'in':
+    case 'not_in': {
+      const list = asList(value, node, lookup);
+      const hasNull = list.includes(null);
+      const items = list.filter((v) => v !== null).map(conv);
+      const anyOf = items.length ? sql`${col} = ANY(${items})` : FALSE;
+      if (lookup === 'in') return hasNull ? sql`(${anyOf} OR ${col} IS NULL)` : sql`(${anyOf})`;
+      // `not_in` keeps empty values unless None is listed, as a user of Odoo expects.
+      return hasNull ? sql`(${col} IS NOT NULL AND NOT (${anyOf}))` : sql`(${col} IS NULL OR NOT (${anyOf}))`;
+    }
+    case 'gt':
+      return sql`(${col} > ${conv(scalar(value, node, lookup))})`;
+    case 'gte':
+      return sql`(${col} >= ${conv(scalar(value, node, lookup))})`;
+    case 'lt':
+      return sql`(${col} < ${conv(scalar(value, node, lookup))})`;
+    case 'lte':
+      return sql`(${col} <= ${conv(scalar(value, node, lookup))})`;
+    case 'range': {
+      const list = asList(value, node, lookup);
+      if (list.length !== 2 || list.includes(null)) {
+        throw new QuerySyntaxError(`Lookup 'range' needs a list of two values`, node.position);
+      }
+      return sql`(${col} BETWEEN ${conv(list[0])} AND ${conv(list[1])})`;
+    }
+    case 'isnull':
+      return isTrue(value, node) ? sql`(${col} IS NULL)` : sql`(${col} IS NOT NULL)`;
+    case 'contains':
+    case 'icontains':
+    case 'startswith':
+    case 'istartswith':
+    case 'endswith':
+    case 'iendswith': {
+      if (!TEXT_TYPES.has(f.type)) {
+        throw new QuerySyntaxError(`Lookup '${lookup}' applies to text fields, not to ${f.type} field '${f.name}'`, node.position);
+      }
+      const text = scalar(value, node, lookup);
+      if (typeof text !== 'string') throw new QuerySyntaxError(`Lookup '${lookup}' needs a string`, node.position);
+      const escaped = text.replace(/[\\%_]/g, (c) => `\\${c}`);
+      const pattern = lookup.endsWith('contains') ? `%${escaped}%` : lookup.endsWith('startswith') ? `${escaped}%` : `%${escaped}`;
+      return lookup.startsWith('i') ? sql`(${col} ILIKE ${pattern})` : sql`(${col} LIKE ${pattern})`;
+    }
+  }
+}
+
+function resolveVariables(value: FilterValue, vars: QueryVariables): unknown {
+  if (Array.isArray(value)) return value.map((v) => resolveVariables(v, vars)).flat();
+  if (value !== null && typeof value === 'object' && 'variable' in value) return vars[value.variable];
+  return value;
+}
+
+function asList(value: unknown, node: ConditionNode, lookup: string): unknown[] {
+  if (!Array.isArray(value)) throw new QuerySyntaxError(`Lookup '${lookup}' needs a list of values`, node.position);
+  return value;
+}
+
+function scalar(value: unknown, node: ConditionNode, lookup: string): unknown {
+  if (value === null || Array.isArray(value)) {
+    throw new QuerySyntaxError(`Lookup '${lookup}' needs a single non-null value`, node.position);
+  }
+  return value;
+}
+
+function isTrue(value: unknown, node: ConditionNode): boolean {
+  if (typeof value !== 'boolean') throw new QuerySyntaxError('Expected True or False', node.position);
+  return value;
+}

@@ -1,0 +1,69 @@
+/**
+ * The FROM side of one SELECT being compiled: the root model and its alias, plus the LEFT JOINs
+ * that ManyToOne traversals in filters and ordering need (each relation joined once). Subqueries
+ * for to-many traversals get a child scope that shares the alias counter.
+ */
+import { sql, type RawBuilder } from 'kysely';
+import type { ModelMeta } from '../model-meta.js';
+import type { ManyToOneField } from '../fields/relational-fields.js';
+
+interface Join {
+  alias: string;
+  table: string;
+  on: RawBuilder<unknown>;
+}
+
+export interface QueryVariables {
+  user_id: number | null;
+  company_id: number | null;
+  company_ids: readonly number[];
+  today: string;
+  now: string;
+}
+
+export class QueryScope {
+  readonly alias: string;
+  private readonly joins: Join[] = [];
+  private readonly joinByPath = new Map<string, string>();
+
+  constructor(
+    readonly meta: ModelMeta,
+    readonly variables: QueryVariables,
+    /** Refuse `internal` fields (hashes) — set for every query that comes from the API. */
+    readonly publicOnly: boolean,
+    private readonly counter: { next: number } = { next: 0 },
+  ) {
+    this.alias = this.newAlias();
+  }
+
+  newAlias(): string {
+    return `t${this.counter.next++}`;
+  }
+
+  /** A scope for a subquery over `meta` (EXISTS for to-many traversal). */
+  child(meta: ModelMeta): QueryScope {
+    return new QueryScope(meta, this.variables, this.publicOnly, this.counter);
+  }
+
+  /** Alias of the target of `field` reached from `fromAlias`, LEFT JOINed once. */
+  joinManyToOne(fromAlias: string, field: ManyToOneField): string {
+    const key = `${fromAlias}.${field.name}`;
+    const existing = this.joinByPath.get(key);
+    if (existing) return existing;
+    const alias = this.newAlias();
+    this.joins.push({ alias, table: field.target.table, on: sql`${sql.id(alias, 'id')} = ${sql.id(fromAlias, field.column!)}` });
+    this.joinByPath.set(key, alias);
+    return alias;
+  }
+
+  /** `"task" AS "t0" LEFT JOIN "stage" AS "t1" ON …` */
+  from(): RawBuilder<unknown> {
+    const parts = [sql`${sql.table(this.meta.table)} AS ${sql.id(this.alias)}`];
+    for (const j of this.joins) parts.push(sql`LEFT JOIN ${sql.table(j.table)} AS ${sql.id(j.alias)} ON ${j.on}`);
+    return sql.join(parts, sql` `);
+  }
+}
+
+export function todayIso(): string {
+  return new Date().toISOString().slice(0, 10);
+}

@@ -1,0 +1,77 @@
+/**
+ * Everything that decides which rows of a model a query sees, compiled once into a FROM and a
+ * WHERE: the caller's filters, the archivable default (only active records unless the filter
+ * names `active`) and name-search terms. Every read path — records, API reads, counts,
+ * aggregates, groups, updates and deletes of a queryset — builds its SQL from a plan, so a rule
+ * added here holds everywhere.
+ */
+import { sql, type RawBuilder } from 'kysely';
+import { currentEnv } from '../env.js';
+import type { ModelMeta } from '../model-meta.js';
+import type { ConditionNode, FilterNode } from './filter-ast.js';
+import { compileFilter, filterMentions } from './compile-filter.js';
+import { compileOrder } from './compile-order.js';
+import { QueryScope, todayIso, type QueryVariables } from './query-scope.js';
+
+type Sql = RawBuilder<unknown>;
+
+export interface QueryState {
+  readonly filters: readonly FilterNode[];
+  readonly order: readonly string[] | null;
+  readonly limit: number | null;
+  readonly offset: number;
+  readonly nameSearch: readonly string[];
+  /** Refuse internal fields in paths (set for API requests). */
+  readonly publicOnly: boolean;
+  /** Apply the archivable default (only active records). */
+  readonly activeTest: boolean;
+}
+
+export const EMPTY_STATE: QueryState = {
+  filters: [], order: null, limit: null, offset: 0, nameSearch: [], publicOnly: false, activeTest: true,
+};
+
+export interface SelectPlan {
+  readonly scope: QueryScope;
+  readonly where: Sql;
+}
+
+export function currentVariables(): QueryVariables {
+  const env = currentEnv();
+  return {
+    user_id: env.uid,
+    company_id: env.companyId,
+    company_ids: env.companyIds,
+    today: todayIso(),
+    now: new Date().toISOString(),
+  };
+}
+
+/** Compiles the row-selecting part of a query (joins are collected into `scope`). */
+export function planSelect(meta: ModelMeta, state: QueryState, scope?: QueryScope): SelectPlan {
+  scope ??= new QueryScope(meta, currentVariables(), state.publicOnly);
+  const conditions: Sql[] = state.filters.map((f) => compileFilter(f, scope));
+  if (meta.isArchivable && state.activeTest && !state.filters.some((f) => filterMentions(f, 'active'))) {
+    conditions.push(sql`${sql.id(scope.alias, 'active')} IS TRUE`);
+  }
+  for (const term of state.nameSearch) {
+    if (!meta.nameSearchFields.length) break;
+    const anyField: FilterNode = {
+      kind: 'or',
+      children: meta.nameSearchFields.map(
+        (path): ConditionNode => ({ kind: 'condition', segments: [...path.split('__'), 'icontains'], value: term, position: 0 }),
+      ),
+    };
+    conditions.push(compileFilter(anyField, scope));
+  }
+  const where = conditions.length ? sql.join(conditions, sql` AND `) : sql`TRUE`;
+  return { scope, where };
+}
+
+/** ORDER BY + LIMIT/OFFSET for a plan (the model's default order when none is given). */
+export function orderAndPage(meta: ModelMeta, state: QueryState, scope: QueryScope): Sql {
+  const order = compileOrder(state.order ?? meta.orderBy, scope);
+  const limit = state.limit === null ? sql`` : sql` LIMIT ${state.limit}`;
+  const offset = state.offset ? sql` OFFSET ${state.offset}` : sql``;
+  return sql`ORDER BY ${sql.join(order, sql`, `)}${limit}${offset}`;
+}

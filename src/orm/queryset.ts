@@ -1,0 +1,209 @@
+/**
+ * An immutable query over one model: each method returns a new queryset; nothing runs until a
+ * terminal method (`all`, `ids`, `count`, `aggregate`, `group`, `read`, `update`, `delete`).
+ *
+ * ```ts
+ * const late = Task.query('Q(deadline__lt=today) & Q(stage__is_closed=False)').order_by('deadline ASC').limit(50);
+ * await late.count();
+ * await late.update({ priority: 'high' });
+ * ```
+ */
+import { sql } from 'kysely';
+import { BadRequest } from '../errors.js';
+import { ManyToOneField } from './fields/relational-fields.js';
+import type { Model } from './model.js';
+import type { ModelMeta } from './model-meta.js';
+import { runSql } from './execute-sql.js';
+import type { FilterNode } from './query/filter-ast.js';
+import { parseFilter } from './query/filter-parser.js';
+import { compileOrder } from './query/compile-order.js';
+import { EMPTY_STATE, planSelect, type QueryState } from './query/select-plan.js';
+import { selectRows, withRecName, type Row } from './query/select-rows.js';
+import { buildFieldTree, defaultFieldPaths } from './read/field-tree.js';
+import { columnsFor, serializeRows, type Serialized } from './read/read-records.js';
+import { RecordBatch } from './record-batch.js';
+import { displayName } from './display-name.js';
+import { writeRecords } from './write/write-records.js';
+import { deleteRecords } from './write/delete-records.js';
+import { QuerySyntaxError } from '../errors.js';
+
+/** A Q-expression string, a parsed filter, or `{field: value}` equalities. */
+export type FilterInput = string | FilterNode | Record<string, unknown>;
+
+export type AggregateFunction = 'sum' | 'avg' | 'min' | 'max' | 'count';
+const AGGREGATES = new Set<AggregateFunction>(['sum', 'avg', 'min', 'max', 'count']);
+const NUMERIC = new Set(['Integer', 'Float', 'Monetary']);
+
+export interface GroupResult {
+  [key: string]: unknown;
+  count: number;
+  aggregates: Record<string, number | null>;
+}
+
+export class QuerySet<T extends Model = Model> {
+  constructor(
+    readonly meta: ModelMeta,
+    readonly state: QueryState = EMPTY_STATE,
+  ) {}
+
+  private with(changes: Partial<QueryState>): QuerySet<T> {
+    return new QuerySet<T>(this.meta, { ...this.state, ...changes });
+  }
+
+  filter(input: FilterInput): QuerySet<T> {
+    return this.with({ filters: [...this.state.filters, toFilterNode(input)] });
+  }
+  order_by(...entries: string[]): QuerySet<T> {
+    return this.with({ order: entries });
+  }
+  limit(n: number | null): QuerySet<T> {
+    return this.with({ limit: n });
+  }
+  offset(n: number): QuerySet<T> {
+    return this.with({ offset: n });
+  }
+  /** Terms matched against the model's name-search fields; several terms are ANDed. */
+  search(terms: readonly string[]): QuerySet<T> {
+    return this.with({ nameSearch: [...this.state.nameSearch, ...terms] });
+  }
+  /** Refuse internal fields in paths: used for everything a client sends. */
+  public_only(): QuerySet<T> {
+    return this.with({ publicOnly: true });
+  }
+  /** Include archived records although the filter does not name `active`. */
+  with_archived(): QuerySet<T> {
+    return this.with({ activeTest: false });
+  }
+
+  async all(): Promise<T[]> {
+    return RecordBatch.fromRows(this.meta, await selectRows(this.meta, this.state, RecordBatch.storedFields(this.meta))) as T[];
+  }
+  async first(): Promise<T | null> {
+    return (await this.limit(1).all())[0] ?? null;
+  }
+  async ids(): Promise<number[]> {
+    return (await selectRows(this.meta, this.state, [])).map((r) => r.id as number);
+  }
+
+  /** Matching records, all pages (limit/offset ignored). */
+  async count(): Promise<number> {
+    const { scope, where } = planSelect(this.meta, this.state);
+    const [row] = await runSql<{ n: number | string }>(sql`SELECT count(*)::int AS n FROM ${scope.from()} WHERE ${where}`);
+    return Number(row!.n);
+  }
+
+  async exists(): Promise<boolean> {
+    return (await this.limit(1).ids()).length > 0;
+  }
+
+  /** `{total: 'sum'}` → `{total: 1234.5}` over all matching records. */
+  async aggregate(spec: Record<string, AggregateFunction>): Promise<Record<string, number | null>> {
+    const { scope, where } = planSelect(this.meta, this.state);
+    const items = this.aggregateItems(spec, scope.alias);
+    if (!items.length) return {};
+    const [row] = await runSql<Row>(sql`SELECT ${sql.join(items.map((i) => i.sql), sql`, `)} FROM ${scope.from()} WHERE ${where}`);
+    return Object.fromEntries(items.map((i) => [i.name, row![i.name] === null ? null : Number(row![i.name])]));
+  }
+
+  private aggregateItems(spec: Record<string, AggregateFunction>, alias: string) {
+    return Object.entries(spec).map(([name, fn]) => {
+      const f = this.meta.fields.get(name);
+      if (!f || !f.column || (this.state.publicOnly && f.options.internal)) {
+        throw new BadRequest(`Cannot aggregate '${name}': not a stored field of ${this.meta.name}`);
+      }
+      if (!AGGREGATES.has(fn)) throw new BadRequest(`Unknown aggregate function '${String(fn)}'`);
+      if (fn !== 'count' && !NUMERIC.has(f.type)) throw new BadRequest(`Cannot ${fn} '${name}': it is a ${f.type} field`);
+      const col = sql.id(alias, f.column);
+      // `fn` is one of AGGREGATES, so naming it as raw SQL is safe.
+      const expr = fn === 'count' ? sql`count(${col})::int` : sql`${sql.raw(fn)}(${col})`;
+      return { name, sql: sql`${expr} AS ${sql.id(name)}` };
+    });
+  }
+
+  /**
+   * Groups matching records by fields: `[{stage: {id, display_name}, count, aggregates: {…}}]`,
+   * ordered by the group values; limit/offset page the groups.
+   */
+  async group(groupFields: readonly string[], spec: Record<string, AggregateFunction> = {}): Promise<GroupResult[]> {
+    if (!groupFields.length) throw new BadRequest('group_fields needs at least one field');
+    const { scope, where } = planSelect(this.meta, this.state);
+    const keys = groupFields.map((name) => {
+      const f = this.meta.fields.get(name);
+      if (!f || !f.column || (this.state.publicOnly && f.options.internal) || f.type === 'Binary' || f.type === 'Json') {
+        throw new BadRequest(`Cannot group by '${String(name)}': not a groupable stored field of ${this.meta.name}`);
+      }
+      return f;
+    });
+    const aggs = this.aggregateItems(spec, scope.alias);
+    const cols = keys.map((f) => sql`${sql.id(scope.alias, f.column!)} AS ${sql.id(f.name)}`);
+    const groupBy = sql.join(keys.map((f) => sql.id(scope.alias, f.column!)), sql`, `);
+    const orderBy = sql.join(keys.map((f) => sql`${sql.id(scope.alias, f.column!)} ASC NULLS LAST`), sql`, `);
+    const limit = this.state.limit === null ? sql`` : sql` LIMIT ${this.state.limit}`;
+    const offset = this.state.offset ? sql` OFFSET ${this.state.offset}` : sql``;
+    const rows = await runSql<Row>(sql`SELECT ${sql.join([...cols, sql`count(*)::int AS "__count"`, ...aggs.map((a) => a.sql)], sql`, `)}
+      FROM ${scope.from()} WHERE ${where} GROUP BY ${groupBy} ORDER BY ${orderBy}${limit}${offset}`);
+    // Name the related records of ManyToOne keys with one query per key field.
+    const names = new Map<string, Map<number, string>>();
+    for (const f of keys) {
+      if (!(f instanceof ManyToOneField)) continue;
+      const ids = [...new Set(rows.map((r) => r[f.name]).filter((v): v is number => typeof v === 'number'))];
+      const target = await selectRows(f.target, {
+        ...EMPTY_STATE, activeTest: false, filters: [{ kind: 'condition', segments: ['id', 'in'], value: ids, position: 0 }],
+      }, withRecName(f.target, []));
+      names.set(f.name, new Map(target.map((t) => [t.id as number, displayName(f.target, t)])));
+    }
+    return rows.map((r) => {
+      const group: GroupResult = { count: Number(r.__count), aggregates: {} };
+      for (const f of keys) {
+        const v = r[f.name];
+        group[f.name] = f instanceof ManyToOneField
+          ? (v === null ? null : { id: v, display_name: names.get(f.name)!.get(v as number) ?? null })
+          : f.fromColumn(v);
+      }
+      for (const a of aggs) group.aggregates[a.name] = r[a.name] === null ? null : Number(r[a.name]);
+      return group;
+    });
+  }
+
+  /** Serialized records along field paths (`['name', 'stage.name', 'tags.name']`), relations prefetched. */
+  async read(paths?: readonly unknown[]): Promise<Serialized[]> {
+    const tree = buildFieldTree(this.meta, paths?.length ? paths : defaultFieldPaths(this.meta), this.state.publicOnly);
+    const rows = await selectRows(this.meta, this.state, columnsFor(tree));
+    return serializeRows(tree, rows, this.state.publicOnly);
+  }
+
+  /** Writes the same values to every matching record; returns how many. */
+  async update(vals: Record<string, unknown>): Promise<number> {
+    const ids = await this.ids();
+    if (ids.length) await writeRecords(this.meta, ids, vals);
+    return ids.length;
+  }
+
+  /** Deletes every matching record; returns how many. */
+  async delete(): Promise<number> {
+    const ids = await this.ids();
+    if (ids.length) await deleteRecords(this.meta, ids);
+    return ids.length;
+  }
+
+  /** Checks ordering entries without running anything (used to fail fast on bad input). */
+  validateOrder(): void {
+    const { scope } = planSelect(this.meta, this.state);
+    compileOrder(this.state.order ?? [], scope);
+  }
+}
+
+export function toFilterNode(input: FilterInput): FilterNode {
+  if (typeof input === 'string') return parseFilter(input);
+  if (input && typeof input === 'object' && 'kind' in input && typeof (input as FilterNode).kind === 'string') {
+    return input as FilterNode;
+  }
+  if (input && typeof input === 'object') {
+    const children: FilterNode[] = Object.entries(input).map(([path, value]) => ({
+      kind: 'condition', segments: path.split('__'), value: value as never, position: 0,
+    }));
+    return children.length === 1 ? children[0]! : { kind: 'and', children };
+  }
+  throw new QuerySyntaxError('A filter is a Q-expression string or an object of field values');
+}
+

@@ -1,0 +1,82 @@
+/**
+ * Records loaded together form a batch. Reading a relational field on one record loads it for
+ * every record of the batch in one query (Odoo's prefetching), so model code that walks
+ * `await line.product` over many lines — and recomputes of stored computed fields — is never N+1.
+ */
+import type { Field } from './fields/field.js';
+import { ManyToManyField, ManyToOneField, OneToManyField } from './fields/relational-fields.js';
+import type { Model } from './model.js';
+import type { ModelMeta } from './model-meta.js';
+import { EMPTY_STATE } from './query/select-plan.js';
+import { selectLinkedRows, selectRows, type Row } from './query/select-rows.js';
+
+export class RecordBatch {
+  readonly records: Model[] = [];
+  private readonly loaded = new Map<string, Promise<Map<number, unknown>>>();
+
+  constructor(readonly meta: ModelMeta) {}
+
+  /** Every stored field: what a record instance carries. */
+  static storedFields(meta: ModelMeta): Field[] {
+    return [...meta.fields.values()].filter((f) => f.column !== null);
+  }
+
+  /** Instantiates rows (carrying every stored field) as one batch of records. */
+  static fromRows(meta: ModelMeta, rows: readonly Row[]): Model[] {
+    const batch = new RecordBatch(meta);
+    for (const row of rows) batch.records.push(new meta.cls(row, batch));
+    return batch.records;
+  }
+
+  /** Loads records by id, in the order of `ids` (archived ones included, missing ones left out). */
+  static async load(meta: ModelMeta, ids: readonly number[]): Promise<Model[]> {
+    const unique = [...new Set(ids)];
+    if (!unique.length) return [];
+    const rows = await selectRows(meta, {
+      ...EMPTY_STATE, activeTest: false, filters: [{ kind: 'condition', segments: ['id', 'in'], value: unique, position: 0 }],
+    }, RecordBatch.storedFields(meta));
+    const records = RecordBatch.fromRows(meta, rows);
+    const byId = new Map(records.map((r) => [r.id, r]));
+    return ids.map((id) => byId.get(id)).filter((r): r is Model => r !== undefined);
+  }
+
+  /** The value of a relational field for `record`, loading it for the whole batch once. */
+  async relation(field: Field, record: Model): Promise<unknown> {
+    let pending = this.loaded.get(field.name);
+    if (!pending) {
+      pending = this.loadRelation(field);
+      this.loaded.set(field.name, pending);
+    }
+    const map = await pending;
+    if (field instanceof ManyToOneField) {
+      const id = record._values[field.name] as number | null;
+      return id === null || id === undefined ? null : (map.get(id) ?? null);
+    }
+    return map.get(record.id) ?? [];
+  }
+
+  private async loadRelation(field: Field): Promise<Map<number, unknown>> {
+    const map = new Map<number, unknown>();
+    const ids = this.records.map((r) => r.id);
+    if (field instanceof ManyToOneField) {
+      const targetIds = this.records.map((r) => r._values[field.name]).filter((v): v is number => typeof v === 'number');
+      for (const rec of await RecordBatch.load(field.target, targetIds)) map.set(rec.id, rec);
+    } else if (field instanceof OneToManyField) {
+      const rows = await selectRows(field.target, {
+        ...EMPTY_STATE, filters: [{ kind: 'condition', segments: [field.inverseName, 'in'], value: ids, position: 0 }],
+      }, RecordBatch.storedFields(field.target));
+      for (const rec of RecordBatch.fromRows(field.target, rows)) {
+        const parent = rec._values[field.inverseName] as number;
+        ((map.get(parent) as Model[] | undefined) ?? (map.set(parent, []).get(parent) as Model[])).push(rec);
+      }
+    } else if (field instanceof ManyToManyField) {
+      const rows = await selectLinkedRows(field.target, field.join, ids, EMPTY_STATE, RecordBatch.storedFields(field.target));
+      const targets = new Map(RecordBatch.fromRows(field.target, rows).map((r) => [r.id, r]));
+      for (const row of rows) {
+        const parent = row.__parent as number;
+        ((map.get(parent) as Model[] | undefined) ?? (map.set(parent, []).get(parent) as Model[])).push(targets.get(row.id as number)!);
+      }
+    }
+    return map;
+  }
+}

@@ -1,0 +1,72 @@
+/**
+ * Creates records: defaults, validation, audit columns, one INSERT for all rows, ManyToMany
+ * links in one INSERT per field, OneToMany lines created or linked, setters of writable computed
+ * fields, then the stored computed fields of the new records and of the records depending on them.
+ */
+import { sql } from 'kysely';
+import { currentEnv } from '../env.js';
+import type { Field } from '../fields/field.js';
+import type { Model } from '../model.js';
+import type { ModelMeta } from '../model-meta.js';
+import { runSql } from '../execute-sql.js';
+import { RecordBatch } from '../record-batch.js';
+import { checkRequired, sortValues, type SortedValues } from './write-values.js';
+import { linkManyToMany, writeOneToMany } from './write-relations.js';
+import { collectDependents, flushRecompute, newPending, triggeredFieldNames } from './recompute.js';
+
+export async function createRecords(meta: ModelMeta, valsList: readonly Record<string, unknown>[]): Promise<Model[]> {
+  if (!valsList.length) return [];
+  const env = currentEnv();
+  const now = new Date().toISOString();
+  const sortedList: SortedValues[] = valsList.map((vals) => {
+    const sorted = sortValues(meta, vals, 'create');
+    for (const f of meta.fields.values()) {
+      if (f.column && !f.isComputed && !sorted.columns.has(f) && f.options.default !== undefined) {
+        sorted.columns.set(f, f.toColumn(f.defaultValue()));
+      }
+    }
+    checkRequired(meta, sorted.columns, 'create');
+    const audit = (name: string, value: unknown) => sorted.columns.set(meta.fields.get(name)!, value);
+    if (!hasValue(sorted, meta, 'created_date')) audit('created_date', now);
+    audit('created_by', env.uid);
+    audit('updated_date', now);
+    audit('updated_by', env.uid);
+    return sorted;
+  });
+
+  const columns: Field[] = [];
+  for (const s of sortedList) for (const f of s.columns.keys()) if (!columns.includes(f)) columns.push(f);
+  const rowsSql = sortedList.map((s) => sql`(${sql.join(columns.map((f) => (s.columns.has(f) ? s.columns.get(f) : null)))})`);
+  const inserted = await runSql<{ id: number }>(sql`INSERT INTO ${sql.table(meta.table)}
+    (${sql.join(columns.map((f) => sql.id(f.column!)))}) VALUES ${sql.join(rowsSql)} RETURNING id`);
+  const ids = inserted.map((r) => r.id);
+
+  await linkManyToMany(meta, ids, sortedList.map((s) => s.manyToMany), 'create');
+  for (let i = 0; i < ids.length; i++) {
+    for (const [field, lines] of sortedList[i]!.oneToMany) await writeOneToMany(field, ids[i]!, lines, 'create');
+  }
+  const pending = newPending();
+  const setterRuns = sortedList.some((s) => s.setters.length);
+  if (setterRuns) {
+    const records = await RecordBatch.load(meta, ids);
+    for (let i = 0; i < records.length; i++) {
+      for (const [field, value] of sortedList[i]!.setters) await (records[i] as any)[field.options.setter!](value);
+    }
+  }
+  // New records: their own stored computed fields, and whatever depends on any of their fields.
+  for (const f of meta.fields.values()) {
+    if (f.isComputed && f.isStored) {
+      const byField = pending.get(meta) ?? new Map();
+      byField.set(f, new Set(ids));
+      pending.set(meta, byField);
+    }
+  }
+  await collectDependents(meta, ids, triggeredFieldNames(meta), pending);
+  await flushRecompute(pending);
+  return RecordBatch.load(meta, ids);
+}
+
+function hasValue(sorted: SortedValues, meta: ModelMeta, name: string): boolean {
+  const v = sorted.columns.get(meta.fields.get(name)!);
+  return v !== undefined && v !== null;
+}

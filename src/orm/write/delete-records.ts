@@ -1,0 +1,23 @@
+/**
+ * Deletes records. Stored computed fields that depended on them (a deleted line's order total)
+ * are found before the delete and recomputed after it. Foreign keys apply the declared
+ * on_delete; a RESTRICT violation becomes a `ValidationError` naming the referencing model.
+ */
+import { sql } from 'kysely';
+import { NotFound } from '../../errors.js';
+import type { ModelMeta } from '../model-meta.js';
+import { runSql } from '../execute-sql.js';
+import { collectDependents, flushRecompute, newPending, triggeredFieldNames } from './recompute.js';
+
+export async function deleteRecords(meta: ModelMeta, ids: readonly number[]): Promise<void> {
+  if (!ids.length) return;
+  const pending = newPending();
+  await collectDependents(meta, ids, triggeredFieldNames(meta), pending);
+  pending.get(meta)?.forEach((set) => ids.forEach((id) => set.delete(id)));
+  const deleted = await runSql<{ id: number }>(sql`DELETE FROM ${sql.table(meta.table)} WHERE id = ANY(${[...ids]}) RETURNING id`);
+  if (deleted.length !== new Set(ids).size) {
+    const found = new Set(deleted.map((r) => r.id));
+    throw new NotFound(`${meta.name} ${ids.filter((id) => !found.has(id)).slice(0, 5).join(', ')} does not exist`);
+  }
+  await flushRecompute(pending);
+}

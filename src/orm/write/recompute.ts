@@ -1,0 +1,107 @@
+/**
+ * Keeps stored computed fields true: after a create, write or delete, finds the records whose
+ * computed values depend on what changed (through the trigger graph), recomputes them with the
+ * batch prefetch and writes only the values that changed — in one UPDATE per field — which may
+ * in turn trigger fields that depend on those (order line subtotal → order total).
+ */
+import { sql } from 'kysely';
+import type { Field } from '../fields/field.js';
+import { RelationalField } from '../fields/relational-fields.js';
+import type { ModelMeta } from '../model-meta.js';
+import { runSql } from '../execute-sql.js';
+import { QuerySet } from '../queryset.js';
+import { RecordBatch } from '../record-batch.js';
+
+const MAX_CASCADE = 32;
+
+/** (owner model, computed field) → ids to recompute. */
+export type Pending = Map<ModelMeta, Map<Field, Set<number>>>;
+
+export function newPending(): Pending {
+  return new Map();
+}
+
+function addPending(pending: Pending, owner: ModelMeta, field: Field, ids: Iterable<number>): void {
+  let byField = pending.get(owner);
+  if (!byField) pending.set(owner, (byField = new Map()));
+  let set = byField.get(field);
+  if (!set) byField.set(field, (set = new Set()));
+  for (const id of ids) set.add(id);
+}
+
+/** Field names of `meta` that have triggers (for create/delete, where every field "changes"). */
+export function triggeredFieldNames(meta: ModelMeta): string[] {
+  const prefix = `${meta.name}.`;
+  return [...meta.registry.triggers.keys()].filter((k) => k.startsWith(prefix)).map((k) => k.slice(prefix.length));
+}
+
+/** True when some changed field could move records between dependents (a relation). */
+export function changesLinks(meta: ModelMeta, fieldNames: Iterable<string>): boolean {
+  for (const name of fieldNames) {
+    if (meta.fields.get(name) instanceof RelationalField && meta.registry.triggers.has(`${meta.name}.${name}`)) return true;
+  }
+  return false;
+}
+
+/** Adds to `pending` the records whose computed fields depend on `fieldNames` of records `ids`. */
+export async function collectDependents(meta: ModelMeta, ids: readonly number[], fieldNames: Iterable<string>, pending: Pending): Promise<void> {
+  if (!ids.length) return;
+  for (const name of fieldNames) {
+    for (const t of meta.registry.triggers.get(`${meta.name}.${name}`) ?? []) {
+      if (!t.prefix.length) {
+        addPending(pending, t.owner, t.field, ids);
+        continue;
+      }
+      const owners = await new QuerySet(t.owner)
+        .with_archived()
+        .filter({ kind: 'condition', segments: [...t.prefix, 'id', 'in'], value: [...ids], position: 0 })
+        .ids();
+      addPending(pending, t.owner, t.field, owners);
+    }
+  }
+}
+
+/** Recomputes everything pending, cascading to fields that depend on the recomputed ones. */
+export async function flushRecompute(pending: Pending, depth = 0): Promise<void> {
+  if (depth > MAX_CASCADE) throw new Error('Stored computed fields depend on each other in a cycle');
+  const next = newPending();
+  for (const [owner, byField] of pending) {
+    for (const [field, idSet] of byField) {
+      const changed = await recomputeField(owner, field, [...idSet]);
+      await collectDependents(owner, changed, [field.name], next);
+    }
+  }
+  if (next.size) await flushRecompute(next, depth + 1);
+}
+
+/** Recomputes one stored field on `ids`; returns the ids whose value changed. */
+async function recomputeField(meta: ModelMeta, field: Field, ids: number[]): Promise<number[]> {
+  const records = await RecordBatch.load(meta, ids);
+  if (!records.length) return [];
+  const method = field.options.calculate!;
+  const values = await Promise.all(records.map((r) => (r as any)[method]()));
+  const changedIds: number[] = [];
+  const changedValues: unknown[] = [];
+  records.forEach((rec, i) => {
+    const next = field.toColumn(values[i] ?? null);
+    const current = rec._values[field.name];
+    if (!sameValue(field, current, next)) {
+      changedIds.push(rec.id);
+      changedValues.push(next instanceof Buffer ? next : next === null ? null : next);
+    }
+  });
+  if (!changedIds.length) return [];
+  const type = sql.raw(`${field.sqlType()}[]`); // from the field declaration, never from input
+  await runSql(sql`UPDATE ${sql.table(meta.table)} AS t SET ${sql.id(field.column!)} = v.val
+    FROM (SELECT unnest(${changedIds}::int[]) AS id, unnest(${changedValues}::${type}) AS val) AS v
+    WHERE t.id = v.id`);
+  return changedIds;
+}
+
+function sameValue(field: Field, a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === null || a === undefined || b === null || b === undefined) return false;
+  if (field.type === 'Datetime') return new Date(a as string).getTime() === new Date(b as string).getTime();
+  if (['Integer', 'Float', 'Monetary', 'ManyToOne'].includes(field.type)) return Number(a) === Number(b);
+  return String(a) === String(b);
+}

@@ -1,0 +1,45 @@
+/**
+ * Writes the same values to records (a record's `write`, a queryset's `update`, the API's
+ * update): one UPDATE for the columns, the relations, setters, then recomputation of the stored
+ * computed fields that depend on what changed — including the records a changed link left.
+ */
+import { sql } from 'kysely';
+import { NotFound } from '../../errors.js';
+import { currentEnv } from '../env.js';
+import type { ModelMeta } from '../model-meta.js';
+import { runSql } from '../execute-sql.js';
+import { RecordBatch } from '../record-batch.js';
+import { checkRequired, sortValues } from './write-values.js';
+import { linkManyToMany, writeOneToMany } from './write-relations.js';
+import { changesLinks, collectDependents, flushRecompute, newPending } from './recompute.js';
+
+export async function writeRecords(meta: ModelMeta, ids: readonly number[], vals: Record<string, unknown>): Promise<void> {
+  if (!ids.length) return;
+  const env = currentEnv();
+  const sorted = sortValues(meta, vals, 'update');
+  checkRequired(meta, sorted.columns, 'update');
+  const changed = [...sorted.columns.keys()].map((f) => f.name);
+  const pending = newPending();
+  // A changed link may leave dependents behind (a line moved to another order): collect them first.
+  if (changesLinks(meta, changed)) await collectDependents(meta, ids, changed, pending);
+
+  sorted.columns.set(meta.fields.get('updated_date')!, new Date().toISOString());
+  sorted.columns.set(meta.fields.get('updated_by')!, env.uid);
+  const sets = [...sorted.columns].map(([f, v]) => sql`${sql.id(f.column!)} = ${v}`);
+  const updated = await runSql<{ id: number }>(sql`UPDATE ${sql.table(meta.table)} SET ${sql.join(sets)}
+    WHERE id = ANY(${[...ids]}) RETURNING id`);
+  if (updated.length !== new Set(ids).size) {
+    const found = new Set(updated.map((r) => r.id));
+    throw new NotFound(`${meta.name} ${ids.filter((id) => !found.has(id)).slice(0, 5).join(', ')} does not exist`);
+  }
+
+  if (sorted.manyToMany.length) await linkManyToMany(meta, ids, ids.map(() => sorted.manyToMany), 'update');
+  for (const [field, lines] of sorted.oneToMany) for (const id of ids) await writeOneToMany(field, id, lines, 'update');
+  if (sorted.setters.length) {
+    for (const rec of await RecordBatch.load(meta, ids)) {
+      for (const [field, value] of sorted.setters) await (rec as any)[field.options.setter!](value);
+    }
+  }
+  await collectDependents(meta, ids, changed, pending);
+  await flushRecompute(pending);
+}

@@ -1,0 +1,67 @@
+/**
+ * Creating, cloning and dropping FieldForge databases as a whole: a new database gets `core`
+ * (plus the requested modules), a first company and an administrator; if any step fails the
+ * half-made database is dropped again.
+ */
+import { BadRequest } from '../errors.js';
+import { currentEnv } from '../orm/env.js';
+import { createRecords } from '../orm/write/create-records.js';
+import { QuerySet } from '../orm/queryset.js';
+import { generatePassword, hashPassword } from '../auth/passwords.js';
+import { assertValidDatabaseName } from '../db/database-name.js';
+import { ensurePlatformState } from '../db/platform-state.js';
+import type { Platform } from './platform.js';
+
+export interface CreateDatabaseOptions {
+  modules?: readonly string[];
+  adminEmail?: string;
+  /** Generated when absent. */
+  adminPassword?: string;
+  companyName?: string;
+}
+
+export interface CreatedDatabase {
+  name: string;
+  adminEmail: string;
+  adminPassword: string;
+  installed: string[];
+}
+
+export async function createDatabase(platform: Platform, name: string, options: CreateDatabaseOptions = {}): Promise<CreatedDatabase> {
+  assertValidDatabaseName(name);
+  const adminEmail = options.adminEmail ?? 'admin@example.com';
+  if (!/^[^@\s]+@[^@\s]+$/.test(adminEmail)) throw new BadRequest(`'${adminEmail}' is not an e-mail address`);
+  const adminPassword = options.adminPassword ?? generatePassword();
+  await platform.engine.create(name);
+  try {
+    const db = await platform.database(name);
+    await ensurePlatformState(db.kysely);
+    const { installed } = await platform.install(name, { init: ['core', ...(options.modules ?? [])] });
+    const passwordHash = await hashPassword(adminPassword);
+    await platform.run(name, {}, async () => {
+      const { registry } = currentEnv();
+      const [company] = await createRecords(registry.meta('Company'), [{ name: options.companyName ?? 'My Company' }]);
+      await createRecords(registry.meta('Settings'), [{ company: company!.id }]);
+      const groups = await new QuerySet(registry.meta('Group'))
+        .filter({ identifier__in: ['core.group_admin', 'core.group_user'] }).ids();
+      await createRecords(registry.meta('User'), [{
+        name: 'Administrator', email: adminEmail, password_hash: passwordHash, company: company!.id,
+        companies: [company!.id], groups, identifier: 'core.user_admin',
+      }]);
+    });
+    return { name, adminEmail, adminPassword, installed };
+  } catch (err) {
+    platform.forget(name);
+    await platform.engine.drop(name).catch(() => undefined);
+    throw err;
+  }
+}
+
+export async function dropDatabase(platform: Platform, name: string): Promise<void> {
+  platform.forget(name);
+  await platform.engine.drop(assertValidDatabaseName(name));
+}
+
+export async function cloneDatabase(platform: Platform, source: string, target: string): Promise<void> {
+  await platform.engine.clone(assertValidDatabaseName(source), assertValidDatabaseName(target));
+}

@@ -1,0 +1,63 @@
+/**
+ * The process-wide platform: the storage engine, the module catalog and, per database, the
+ * composed registry. A database's registry is rebuilt when its registry version moves (another
+ * worker installed or upgraded a module), so every worker serves the same models.
+ */
+import type { Engine, TenantDatabase } from '../db/engine.js';
+import { installedModules, readPlatformState } from '../db/platform-state.js';
+import { assertValidDatabaseName } from '../db/database-name.js';
+import { buildRegistry, installModules, type InstallRequest, type InstallResult } from '../modules/installer.js';
+import type { ModuleCatalog } from '../modules/module-catalog.js';
+import { transaction, type TransactionOptions } from '../orm/env.js';
+import type { Registry } from '../orm/registry.js';
+
+interface CachedRegistry {
+  version: number;
+  registry: Promise<Registry>;
+}
+
+export class Platform {
+  private readonly registries = new Map<string, CachedRegistry>();
+
+  constructor(
+    readonly engine: Engine,
+    readonly catalog: ModuleCatalog,
+  ) {}
+
+  async database(name: string): Promise<TenantDatabase> {
+    return this.engine.open(assertValidDatabaseName(name));
+  }
+
+  /** The registry of `name` at `version` (pass the version read with the request, or none to read it). */
+  async registry(name: string, version?: number): Promise<Registry> {
+    const db = await this.database(name);
+    version ??= (await readPlatformState(db.kysely)).registryVersion;
+    const cached = this.registries.get(name);
+    if (cached && cached.version === version) return cached.registry;
+    const registry = installedModules(db.kysely).then((mods) => buildRegistry(this.catalog, mods));
+    this.registries.set(name, { version, registry });
+    registry.catch(() => this.registries.delete(name));
+    return registry;
+  }
+
+  async install(name: string, request: InstallRequest): Promise<InstallResult> {
+    const result = await installModules(await this.database(name), this.catalog, request);
+    this.registries.delete(name);
+    return result;
+  }
+
+  /** Runs `fn` as one unit of work in database `name` (elevated unless a user is given). */
+  async run<T>(name: string, options: TransactionOptions, fn: () => Promise<T>): Promise<T> {
+    const db = await this.database(name);
+    const registry = await this.registry(name);
+    return transaction(db, registry, { su: options.uid === undefined, ...options }, fn);
+  }
+
+  forget(name: string): void {
+    this.registries.delete(name);
+  }
+
+  async close(): Promise<void> {
+    await this.engine.close();
+  }
+}
