@@ -179,6 +179,7 @@ function resolveRelations(registry: Registry, meta: ModelMeta): void {
       addReverse(target, f.options.related_name, meta, () => {
         const reverse = new OneToManyField(meta.name, f.name, { label: meta.verboseName }).bind(f.options.related_name!, target);
         reverse.target = meta;
+        reverse.inverse = f;
         return reverse;
       });
     }

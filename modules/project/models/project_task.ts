@@ -1,0 +1,74 @@
+import { Model, UserError, fields } from 'fieldforge';
+import { ProjectStage } from './project_stage.js';
+// Type-only imports: they vanish at runtime, so two model files may refer to each other freely.
+import type { ProjectProject } from './project_project.js';
+import type { ProjectTag } from './project_tag.js';
+
+export class ProjectTask extends Model {
+  static override _verbose_name = 'Task';
+  static override _order_by = ['sequence ASC', 'deadline ASC', 'id ASC'];
+  // Only methods listed here can be called remotely: POST /api/execute/ProjectTask/action_close.
+  static override _api_methods = ['action_close'];
+  static override fields = {
+    name: fields.Char({ required: true, max_length: 255 }),
+    description: fields.Text(),
+    project: fields.ManyToOne('ProjectProject', { related_name: 'tasks', on_delete: 'CASCADE' }),
+    // RESTRICT: a stage that still holds tasks cannot be deleted.
+    stage: fields.ManyToOne('ProjectStage', { related_name: 'tasks', on_delete: 'RESTRICT' }),
+    priority: fields.Selection({
+      choices: [['0', 'Normal'], ['1', 'Important'], ['2', 'Urgent']],
+      default: '0',
+    }),
+    deadline: fields.Date({ index: true }),
+    tags: fields.ManyToMany('ProjectTag', { related_name: 'tasks' }),
+    parent: fields.ManyToOne('ProjectTask', { label: 'Parent task', related_name: 'subtasks', on_delete: 'CASCADE' }),
+    // A Contact (from the contacts module), not a User: work can be assigned to people without a login.
+    assignee: fields.ManyToOne('Contact', { related_name: 'assigned_tasks', on_delete: 'SET NULL' }),
+    sequence: fields.Integer({ default: 10 }),
+    planned_hours: fields.Float({ precision: 2, default: 0 }),
+    effective_hours: fields.Float({ precision: 2, default: 0 }),
+    remaining_hours: fields.Float({
+      precision: 2,
+      calculate: 'calc_remaining_hours',
+      store: true,
+      depends: ['planned_hours', 'effective_hours'],
+    }),
+    // `subtasks` reads only active sub-tasks, hence `subtasks.active` too.
+    subtask_count: fields.Integer({ calculate: 'calc_subtask_count', store: true, depends: ['subtasks', 'subtasks.active'] }),
+    active: fields.Boolean({ default: true }),
+  };
+
+  // `declare` gives typed access without a class field (a field would hide the ORM's accessor).
+  // Scalar fields read synchronously; relational ones are promises, loaded for the whole batch.
+  declare name: string;
+  declare planned_hours: number | null;
+  declare effective_hours: number | null;
+  declare readonly remaining_hours: number | null;
+  declare readonly subtask_count: number;
+  declare project: Promise<ProjectProject | null>;
+  declare stage: Promise<ProjectStage | null>;
+  declare tags: Promise<ProjectTag[]>;
+  declare parent: Promise<ProjectTask | null>;
+  declare subtasks: Promise<ProjectTask[]>;
+
+  calc_remaining_hours(): number {
+    return (this.planned_hours ?? 0) - (this.effective_hours ?? 0);
+  }
+
+  async calc_subtask_count(): Promise<number> {
+    // Awaiting `subtasks` loads them for every task of the batch in one query.
+    const subtasks = await this.subtasks;
+    return subtasks.length;
+  }
+
+  /**
+   * Moves the task to the first closed stage. Called through `/api/execute` with the request's
+   * inputs and context, which this action does not need.
+   */
+  async action_close(_inputs: Record<string, unknown> = {}, _context: Record<string, unknown> = {}): Promise<{ stage: number }> {
+    const closed = await ProjectStage.query('Q(is_closed=True)').order_by('sequence ASC', 'id ASC').first();
+    if (!closed) throw new UserError('Cannot close the task: no stage is marked as closed. Mark one as closed in Project > Configuration > Stages.');
+    await this.write({ stage: closed.id });
+    return { stage: closed.id };
+  }
+}

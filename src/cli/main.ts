@@ -1,0 +1,99 @@
+/**
+ * The `fieldforge` command line (ARCHITECTURE §2). Thin: parse, call the platform, print.
+ */
+import { Command, InvalidArgumentError } from 'commander';
+import { readSettings } from '../config/settings.js';
+import { FieldForgeError } from '../errors.js';
+import { bootPlatform } from '../platform/boot.js';
+import { cloneDatabase, createDatabase, dropDatabase } from '../platform/database-lifecycle.js';
+import { createServiceAccountKey } from '../auth/api-keys.js';
+import { serve } from './serve.js';
+
+const settings = readSettings();
+
+const list = (v: string): string[] => v.split(',').map((s) => s.trim()).filter(Boolean);
+const int = (v: string): number => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a whole number');
+  return n;
+};
+
+async function withPlatform<T>(fn: (p: Awaited<ReturnType<typeof bootPlatform>>) => Promise<T>): Promise<T> {
+  const platform = await bootPlatform(settings);
+  try {
+    return await fn(platform);
+  } finally {
+    await platform.close();
+  }
+}
+
+const program = new Command('fieldforge')
+  .description('FieldForge business application platform')
+  .option('--db <name>', 'database to work on (also -db)')
+  .option('--init <modules>', 'install modules (comma-separated) into --db, then exit', list)
+  .option('--update <modules>', 'upgrade installed modules in --db, then exit', list)
+  .action(async (opts: { db?: string; init?: string[]; update?: string[] }) => {
+    if (!opts.init && !opts.update) return program.help();
+    if (!opts.db) throw new FieldForgeError('--init/--update need -db NAME');
+    const result = await withPlatform((p) => p.install(opts.db!, { init: opts.init, update: opts.update }));
+    for (const w of result.warnings) console.warn(`warning: ${w}`);
+    console.log(`Database '${opts.db}': installed [${result.installed.join(', ')}], upgraded [${result.updated.join(', ')}]`);
+  });
+
+program.command('serve')
+  .description('serve the platform over HTTP')
+  .option('--port <port>', 'listen port', int, settings.port)
+  .option('--host <host>', 'listen address', settings.host)
+  .option('--workers <n>', 'worker processes', int, 1)
+  .action((opts: { port: number; host: string; workers: number }) => serve(settings, opts));
+
+const db = program.command('db').description('create, list, drop and clone databases');
+db.command('create <name>')
+  .option('--admin-email <email>', 'administrator e-mail', 'admin@example.com')
+  .option('--admin-password <password>', 'administrator password (generated when absent)')
+  .option('--modules <modules>', 'modules to install besides core', list, [])
+  .option('--currency <code>', 'base currency of the first company (default USD)')
+  .action(async (name: string, opts: { adminEmail: string; adminPassword?: string; modules: string[] }) => {
+    const created = await withPlatform((p) => createDatabase(p, name, {
+      modules: opts.modules, adminEmail: opts.adminEmail, adminPassword: opts.adminPassword ?? process.env.FF_ADMIN_PASSWORD,
+    }));
+    console.log(`Created database '${name}' with modules ${created.installed.join(', ')}`);
+    console.log(`Admin login: ${created.adminEmail} / ${created.adminPassword}`);
+  });
+db.command('list').action(async () => {
+  for (const name of await withPlatform((p) => p.engine.list())) console.log(name);
+});
+db.command('drop <name>').action(async (name: string) => {
+  await withPlatform((p) => dropDatabase(p, name));
+  console.log(`Dropped database '${name}'`);
+});
+db.command('clone <source> <target>').action(async (source: string, target: string) => {
+  await withPlatform((p) => cloneDatabase(p, source, target));
+  console.log(`Cloned '${source}' into '${target}'`);
+});
+
+program.command('apikey')
+  .description('API keys for programs')
+  .command('create')
+  .requiredOption('--name <label>', 'label of the key and its service account')
+  .option('--groups <groups>', 'group identifiers', list, ['core.group_user'])
+  .option('--expires <date>', 'expiry date YYYY-MM-DD')
+  .action(async (opts: { name: string; groups: string[]; expires?: string }) => {
+    const dbName = program.opts<{ db?: string }>().db;
+    if (!dbName) throw new FieldForgeError('apikey create needs -db NAME');
+    if (opts.expires && !/^\d{4}-\d{2}-\d{2}$/.test(opts.expires)) throw new FieldForgeError('--expires takes YYYY-MM-DD');
+    const created = await withPlatform((p) => p.run(dbName, {}, () =>
+      createServiceAccountKey({ name: opts.name, groups: opts.groups, expiresAt: opts.expires ? `${opts.expires}T00:00:00Z` : null })));
+    console.log(`API key '${opts.name}' for database '${dbName}' (prefix ${created.prefix}); it is shown only once:`);
+    console.log(created.key);
+  });
+program.enablePositionalOptions(false);
+
+// `-db NAME` (one dash, two letters) cannot be declared with commander: rewrite it first.
+const argv = process.argv.map((a) => (a === '-db' ? '--db' : a.startsWith('-db=') ? `--db=${a.slice(4)}` : a));
+try {
+  await program.parseAsync(argv);
+} catch (err) {
+  console.error(`error: ${err instanceof Error ? err.message : String(err)}`);
+  process.exitCode = err instanceof FieldForgeError ? 2 : 1;
+}

@@ -1,0 +1,54 @@
+/**
+ * `fieldforge serve`: on first start creates database `main` with `core` and prints the admin
+ * login; then serves HTTP. With `--workers N` (N > 1) it forks N workers sharing the port, which
+ * needs a PostgreSQL server and Redis (PGlite is single-process).
+ */
+import cluster from 'node:cluster';
+import type { Settings } from '../config/settings.js';
+import { buildApp } from '../http/app.js';
+import { bootPlatform } from '../platform/boot.js';
+import { createDatabase } from '../platform/database-lifecycle.js';
+
+export interface ServeOptions {
+  port: number;
+  host: string;
+  workers: number;
+}
+
+export async function serve(settings: Settings, options: ServeOptions): Promise<void> {
+  if (options.workers > 1) {
+    const missing = [!settings.databaseUrl && 'DATABASE_URL', !settings.redisUrl && 'REDIS_URL'].filter(Boolean);
+    if (missing.length) throw new Error(`--workers ${options.workers} needs ${missing.join(' and ')}: PGlite and the in-process bus serve one worker`);
+    if (cluster.isPrimary) {
+      await ensureFirstDatabase(settings);
+      for (let i = 0; i < options.workers; i++) cluster.fork();
+      cluster.on('exit', (worker, code) => console.error(`worker ${worker.process.pid} exited (${code})`));
+      return;
+    }
+  } else {
+    await ensureFirstDatabase(settings);
+  }
+  const platform = await bootPlatform(settings);
+  const app = await buildApp(platform, { dev: settings.dev, bodyLimit: settings.bodyLimit, logger: settings.dev });
+  const close = async () => {
+    await app.close();
+    await platform.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', close);
+  process.once('SIGTERM', close);
+  await app.listen({ port: options.port, host: options.host });
+  console.log(`FieldForge serving on http://${options.host}:${options.port} (${platform.engine.kind})`);
+}
+
+async function ensureFirstDatabase(settings: Settings): Promise<void> {
+  const platform = await bootPlatform(settings);
+  try {
+    if ((await platform.engine.list()).length) return;
+    const created = await createDatabase(platform, 'main', { adminPassword: process.env.FF_ADMIN_PASSWORD || undefined });
+    console.log(`Created database 'main' with module core.`);
+    console.log(`Admin login: ${created.adminEmail} / ${created.adminPassword}`);
+  } finally {
+    await platform.close();
+  }
+}

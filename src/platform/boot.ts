@@ -1,0 +1,10 @@
+/** Builds the platform from settings: the engine they select and the module catalog. */
+import { createEngine } from '../db/create-engine.js';
+import { moduleRoots, type Settings } from '../config/settings.js';
+import { ModuleCatalog } from '../modules/module-catalog.js';
+import { Platform } from './platform.js';
+
+export async function bootPlatform(settings: Settings): Promise<Platform> {
+  const engine = createEngine({ databaseUrl: settings.databaseUrl, dataDir: settings.dataDir, poolMax: settings.poolMax });
+  return new Platform(engine, await ModuleCatalog.scan(moduleRoots(settings)));
+}
