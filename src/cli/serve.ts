@@ -8,6 +8,7 @@ import type { Settings } from '../config/settings.js';
 import { buildApp } from '../http/app.js';
 import { bootPlatform } from '../platform/boot.js';
 import { createDatabase } from '../platform/database-lifecycle.js';
+import { clearStaleInstallFlag } from '../db/platform-state.js';
 
 export interface ServeOptions {
   port: number;
@@ -44,7 +45,12 @@ export async function serve(settings: Settings, options: ServeOptions): Promise<
 async function ensureFirstDatabase(settings: Settings): Promise<void> {
   const platform = await bootPlatform(settings);
   try {
-    if ((await platform.engine.list()).length) return;
+    const names = await platform.engine.list();
+    for (const name of names) {
+      const db = await platform.database(name);
+      if (await clearStaleInstallFlag(db.kysely)) console.warn(`Database '${name}': cleared the install flag of an installer that died`);
+    }
+    if (names.length) return;
     const created = await createDatabase(platform, 'main', { adminPassword: process.env.FF_ADMIN_PASSWORD || undefined });
     console.log(`Created database 'main' with module core.`);
     console.log(`Admin login: ${created.adminEmail} / ${created.adminPassword}`);

@@ -41,3 +41,19 @@ export async function installedModules(db: Kysely<any>): Promise<string[]> {
   const { rows } = await sql<{ identifier: string }>`SELECT identifier FROM module WHERE state = 'installed'`.execute(db);
   return rows.map((r) => r.identifier);
 }
+
+/** Advisory lock held by the installer for the duration of its transaction. */
+export const INSTALL_LOCK = 7201984;
+
+/**
+ * Clears an `installing` flag left by an installer that died (its advisory lock is gone with its
+ * session). Returns true when a stale flag was cleared.
+ */
+export async function clearStaleInstallFlag(db: Kysely<any>): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const { rows } = await sql<{ free: boolean }>`SELECT pg_try_advisory_xact_lock(${INSTALL_LOCK}) AS free`.execute(trx);
+    if (!rows[0]?.free) return false;
+    const cleared = await sql`UPDATE ff_state SET installing = false, installing_since = NULL WHERE id = 1 AND installing`.execute(trx);
+    return Number(cleared.numAffectedRows ?? 0) > 0;
+  });
+}

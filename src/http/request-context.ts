@@ -8,7 +8,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AuthenticationError, DatabaseBusy } from '../errors.js';
 import { resolveApiKey, API_KEY_PREFIX } from '../auth/api-keys.js';
 import type { TenantDatabase } from '../db/engine.js';
-import { transaction } from '../orm/env.js';
+import { runInEnv, transaction } from '../orm/env.js';
 import type { Registry } from '../orm/registry.js';
 import type { Platform } from '../platform/platform.js';
 import type { DatabaseSelector } from './database-selection.js';
@@ -62,6 +62,19 @@ export function apiContextHook(platform: Platform, selector: DatabaseSelector) {
 export function unitOfWork<T>(req: FastifyRequest, fn: () => Promise<T>): Promise<T> {
   const ctx = req.ff!;
   return transaction(ctx.db, ctx.registry, { uid: ctx.uid, companyId: ctx.companyId }, fn);
+}
+
+/**
+ * Runs a read-only handler without BEGIN/COMMIT: PostgreSQL's default READ COMMITTED gives each
+ * statement its own snapshot even inside a transaction, so wrapping reads would cost two round
+ * trips and buy no consistency. Nothing may be written here.
+ */
+export function readOnlyWork<T>(req: FastifyRequest, fn: () => Promise<T>): Promise<T> {
+  const ctx = req.ff!;
+  return runInEnv({
+    db: ctx.db, registry: ctx.registry, trx: ctx.db.kysely, uid: ctx.uid, companyId: ctx.companyId,
+    companyIds: ctx.companyId ? [ctx.companyId] : [], context: {}, su: false, afterCommit: [],
+  }, fn);
 }
 
 export type { FastifyReply };

@@ -8,7 +8,7 @@ import { sql } from 'kysely';
 import { ModuleError } from '../errors.js';
 import type { TenantDatabase } from '../db/engine.js';
 import { syncSchema } from '../db/schema-sync.js';
-import { bumpRegistryVersion, ensurePlatformState, installedModules, setInstalling } from '../db/platform-state.js';
+import { bumpRegistryVersion, ensurePlatformState, INSTALL_LOCK, installedModules, setInstalling } from '../db/platform-state.js';
 import { currentEnv, runInEnv } from '../orm/env.js';
 import { QuerySet } from '../orm/queryset.js';
 import { Registry } from '../orm/registry.js';
@@ -44,7 +44,7 @@ export async function installModules(db: TenantDatabase, catalog: ModuleCatalog,
   try {
     return await db.kysely.transaction().execute(async (trx) => {
       // One installer per database at a time, across workers and processes.
-      await sql`SELECT pg_advisory_xact_lock(7201984)`.execute(trx);
+      await sql`SELECT pg_advisory_xact_lock(${INSTALL_LOCK})`.execute(trx);
       const before = await installedModules(trx);
       for (const id of request.update ?? []) {
         if (!before.includes(id)) throw new ModuleError(`Module '${id}' is not installed in database '${db.name}'; use --init`);
