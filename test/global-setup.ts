@@ -22,8 +22,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const runId = randomBytes(3).toString('hex');
   const engine = new PostgresEngine({ url: TEST_DATABASE_URL });
   const platform = new Platform(engine, await ModuleCatalog.scan([BUILTIN_MODULES_DIR]));
-  // Leftovers of an interrupted earlier run would only waste space: drop them.
-  for (const name of await engine.list()) if (name.startsWith('fftpl_') || name.startsWith('fft_')) await engine.drop(name).catch(() => {});
+  // Leftovers of interrupted runs are not dropped here: another run may be using them right now.
   const templates = {} as Record<TemplateSet, TemplateInfo>;
   for (const set of Object.keys(TEMPLATE_SETS) as TemplateSet[]) {
     const database = templateName(runId, set);

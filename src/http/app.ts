@@ -3,11 +3,29 @@
  * credential check on every `/api/*` route, and the generic model API.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
+import { BadRequest } from '../errors.js';
 import type { Platform } from '../platform/platform.js';
 import { DatabaseSelector } from './database-selection.js';
 import { installErrorHandler } from './error-handler.js';
 import { apiContextHook } from './request-context.js';
 import { registerModelApi } from './routes/model-api.js';
+
+/** Deepest nesting of arrays and objects accepted in a JSON request body. */
+export const MAX_JSON_DEPTH = 64;
+
+/** True when arrays/objects in `value` nest deeper than `max` levels (iterative: no recursion). */
+function nestedDeeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth > max) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v as object)) {
+      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+    }
+  }
+  return false;
+}
 
 export interface AppOptions {
   dev?: boolean;
@@ -22,13 +40,19 @@ export async function buildApp(platform: Platform, options: AppOptions = {}): Pr
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     const text = (body as string).trim();
     if (!text) return done(null, undefined);
+    let parsed: unknown;
     try {
-      done(null, JSON.parse(text));
+      parsed = JSON.parse(text);
     } catch {
       const err = new Error('The request body is not valid JSON') as Error & { statusCode: number };
       err.statusCode = 400;
-      done(err, undefined);
+      return done(err, undefined);
     }
+    // Hostile nesting would overflow recursive code further on (line writes, error messages).
+    if (nestedDeeperThan(parsed, MAX_JSON_DEPTH)) {
+      return done(new BadRequest(`The request body is nested too deeply (more than ${MAX_JSON_DEPTH} levels)`), undefined);
+    }
+    done(null, parsed);
   });
   const selector = new DatabaseSelector(platform.engine);
   const contextHook = apiContextHook(platform, selector);

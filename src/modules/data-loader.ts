@@ -96,7 +96,8 @@ async function readRecords(moduleId: string, file: string): Promise<DataRecord[]
     if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new ModuleError(`${where}: must be a mapping`);
     const { data_type, identifier, ...values } = raw as Record<string, unknown>;
     if (typeof data_type !== 'string' || !registry.has(data_type)) {
-      throw new ModuleError(`${where}: unknown data_type '${String(data_type)}'`);
+      const named = typeof identifier === 'string' ? ` (${identifier})` : '';
+      throw new ModuleError(`${where}${named}: unknown data_type '${String(data_type)}'`);
     }
     if (typeof identifier !== 'string' || !/^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)?$/i.test(identifier)) {
       throw new ModuleError(`${where}: 'identifier' is required (letters, digits, underscores)`);

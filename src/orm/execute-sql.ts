@@ -64,6 +64,9 @@ export function translateDbError(err: unknown, registry: Registry): unknown {
     case '22007':
     case '22008':
       return new ValidationError('A value has the wrong format for its field');
+    case '22021': // a NUL character in text: PostgreSQL text cannot hold it
+    case '22P05':
+      return new ValidationError('A value contains a character that cannot be stored (the NUL character \\u0000)');
     default:
       return err;
   }

@@ -33,6 +33,8 @@ export type FilterInput = string | FilterNode | Record<string, unknown>;
 export type AggregateFunction = 'sum' | 'avg' | 'min' | 'max' | 'count';
 const AGGREGATES = new Set<AggregateFunction>(['sum', 'avg', 'min', 'max', 'count']);
 const NUMERIC = new Set(['Integer', 'Float', 'Monetary']);
+/** Most name-search terms one query accepts (they are ANDed, so more never helps a person). */
+export const MAX_SEARCH_TERMS = 50;
 
 export interface GroupResult {
   [key: string]: unknown;
@@ -64,7 +66,11 @@ export class QuerySet<T extends Model = Model> {
   }
   /** Terms matched against the model's name-search fields; several terms are ANDed. */
   search(terms: readonly string[]): QuerySet<T> {
-    return this.with({ nameSearch: [...this.state.nameSearch, ...terms] });
+    const nameSearch = [...this.state.nameSearch, ...terms];
+    // Each term is a bound parameter per search field: unbounded, a request could overflow
+    // PostgreSQL's 65,535 parameters (a 500) or cost arbitrary work.
+    if (nameSearch.length > MAX_SEARCH_TERMS) throw new BadRequest(`At most ${MAX_SEARCH_TERMS} name_search terms`);
+    return this.with({ nameSearch });
   }
   /** Refuse internal fields in paths: used for everything a client sends. */
   public_only(): QuerySet<T> {
@@ -127,7 +133,8 @@ export class QuerySet<T extends Model = Model> {
   async group(groupFields: readonly string[], spec: Record<string, AggregateFunction> = {}): Promise<GroupResult[]> {
     if (!groupFields.length) throw new BadRequest('group_fields needs at least one field');
     const { scope, where } = planSelect(this.meta, this.state);
-    const keys = groupFields.map((name) => {
+    // Deduplicated: a repeated field adds nothing (and thousands of them overflow the select list).
+    const keys = [...new Set(groupFields)].map((name) => {
       const f = this.meta.fields.get(name);
       if (!f || !f.column || (this.state.publicOnly && f.options.internal) || f.type === 'Binary' || f.type === 'Json') {
         throw new BadRequest(`Cannot group by '${String(name)}': not a groupable stored field of ${this.meta.name}`);

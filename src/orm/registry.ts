@@ -8,7 +8,7 @@
 import { ModuleError, NotFound } from '../errors.js';
 import type { Field } from './fields/field.js';
 import { ManyToManyField, ManyToOneField, OneToManyField, RelationalField } from './fields/relational-fields.js';
-import { genericFields } from './generic-fields.js';
+import { AUDIT_FIELDS, genericFields } from './generic-fields.js';
 import { Model, type ModelClass } from './model.js';
 import type { ModelExtension } from './model-extension.js';
 import type { ModelMeta } from './model-meta.js';
@@ -184,7 +184,9 @@ function resolveRelations(registry: Registry, meta: ModelMeta): void {
       });
     }
     if (f instanceof ManyToManyField) {
-      f.join = resolveJoin(registry, meta, f);
+      // A reverse field made from a related_name already shares its forward field's join table
+      // (swapped); resolving it again would give it a join table of its own.
+      f.join ??= resolveJoin(registry, meta, f);
       if (f.options.related_name) {
         addReverse(target, f.options.related_name, meta, () => {
           const reverse = new ManyToManyField(meta.name, { label: meta.verboseName }).bind(f.options.related_name!, target);
@@ -220,7 +222,9 @@ function resolveJoin(registry: Registry, meta: ModelMeta, f: ManyToManyField) {
   if (f.options.through) {
     const through = registry.models.get(f.options.through);
     if (!through) throw new ModuleError(`${meta.name}.${f.name}: through model '${f.options.through}' is not installed`);
-    const m2os = [...through.fields.values()].filter((x): x is ManyToOneField => x instanceof ManyToOneField && x.isStored);
+    // The audit columns (created_by, updated_by) are ManyToOnes to User too: never a link side.
+    const m2os = [...through.fields.values()].filter((x): x is ManyToOneField =>
+      x instanceof ManyToOneField && x.isStored && !(AUDIT_FIELDS as readonly string[]).includes(x.name));
     const [srcName, dstName] = f.options.through_fields ?? [
       m2os.find((x) => x.targetName === meta.name)?.name,
       m2os.find((x) => x.targetName === f.targetName && (meta.name !== f.targetName || x.name !== m2os.find((y) => y.targetName === meta.name)?.name))?.name,

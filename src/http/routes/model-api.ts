@@ -101,9 +101,11 @@ export function registerModelApi(app: FastifyInstance): void {
       if (typeof fn !== 'function') throw new BadRequest(`${meta.name}.${method} is a record method: send 'ids'`);
       return { message: `${meta.name}.${method} executed`, result: (await fn.call(meta.cls, inputs, context)) ?? null };
     }
-    const records = await RecordBatch.load(meta, ids);
-    if (records.length !== new Set(ids).size) throw new NotFound(`Some ${meta.name} records do not exist`);
-    context.active_ids = ids;
+    // Once per record: an id sent twice is one record, not a missing one.
+    const unique = [...new Set(ids)];
+    const records = await RecordBatch.load(meta, unique);
+    if (records.length !== unique.length) throw new NotFound(`Some ${meta.name} records do not exist`);
+    context.active_ids = unique;
     const fn = (meta.cls.prototype as any)[method];
     if (typeof fn !== 'function') throw new BadRequest(`${meta.name}.${method} is a model-level method: send no 'ids'`);
     const results: unknown[] = [];

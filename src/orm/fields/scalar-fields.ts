@@ -162,6 +162,8 @@ export class DateField extends Field {
   }
 }
 
+const DATETIME_RE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
 export class DatetimeField extends Field {
   readonly type = 'Datetime' as const;
   sqlType(): string {
@@ -169,11 +171,21 @@ export class DatetimeField extends Field {
   }
   override toColumn(value: unknown): unknown {
     if (value === null || value === undefined || value === '') return null;
-    if (value instanceof Date) return value.toISOString();
-    if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(value)) {
-      throw this.invalid(value, 'an ISO 8601 date-time');
+    if (value instanceof Date) {
+      if (Number.isNaN(value.getTime())) throw this.invalid(String(value), 'a valid date-time');
+      return value.toISOString();
     }
-    const t = Date.parse(value.includes('T') || value.length === 10 ? value : value.replace(' ', 'T'));
+    const m = typeof value === 'string' ? DATETIME_RE.exec(value) : null;
+    if (!m) throw this.invalid(value, 'an ISO 8601 date-time');
+    const [, y, mo, d, h = '00', mi = '00', s = '00', frac = '', zone = 'Z'] = m;
+    // Date.parse would roll 2024-02-30 over to March 1st: check the calendar and the clock first.
+    const day = new Date(Date.UTC(+y!, +mo! - 1, +d!));
+    if (day.getUTCMonth() !== +mo! - 1 || day.getUTCDate() !== +d! || +h > 23 || +mi > 59 || +s > 59) {
+      throw this.invalid(value, 'a real calendar date and time');
+    }
+    // Without an offset the value is UTC (never the server's local time zone).
+    const offset = zone === 'Z' ? 'Z' : zone.includes(':') ? zone : `${zone.slice(0, 3)}:${zone.slice(3)}`;
+    const t = Date.parse(`${y}-${mo}-${d}T${h}:${mi}:${s}${frac}${offset}`);
     if (Number.isNaN(t)) throw this.invalid(value, 'an ISO 8601 date-time');
     return new Date(t).toISOString();
   }

@@ -26,7 +26,10 @@ export function compileFilter(node: FilterNode, scope: QueryScope): Sql {
     case 'or':
       return node.children.length ? sql`(${sql.join(node.children.map((c) => compileFilter(c, scope)), sql` OR `)})` : FALSE;
     case 'not':
-      return sql`(NOT ${compileFilter(node.child, scope)})`;
+      // A comparison with an empty value is NULL in SQL, and NOT NULL is NULL again: without the
+      // COALESCE, `~Q(qty=2)` would also drop the records whose qty is empty, so a condition and
+      // its negation would not together cover every record (and `~Q(x__in=…)` ≠ `x__not_in`).
+      return sql`(NOT COALESCE(${compileFilter(node.child, scope)}, FALSE))`;
     case 'condition':
       return compileCondition(node, scope, scope.alias, scope.meta, 0);
   }
@@ -103,13 +106,36 @@ function existsThrough(
 function compileTerminal(node: ConditionNode, scope: QueryScope, alias: string, f: Field, lookup: Lookup): Sql {
   const value = resolveVariables(node.value, scope.variables);
   if (f instanceof OneToManyField || f instanceof ManyToManyField) {
-    // `tags=3`, `tags__in=[…]` match records linked to those ids; `tags__isnull=True` records with none.
-    if (lookup === 'isnull') {
-      const exists = existsThrough(f, scope, alias, null);
-      return isTrue(value, node) ? sql`(NOT ${exists})` : exists;
-    }
+    // `tags=3`, `tags__in=[…]` match records linked to those ids; `tags__isnull=True` (or
+    // `tags=None`) records with none. The negative lookups are about the whole set of links:
+    // `tags__not=3` / `tags__not_in=[…]` match records NOT linked to those ids, records without
+    // links included (not "linked to some other id").
+    const anyLink = () => existsThrough(f, scope, alias, null);
     const idField = f.target.fields.get('id')!;
-    return existsThrough(f, scope, alias, (_sub, subAlias) => compareColumn(node, sql.id(subAlias, 'id'), idField, lookup, value));
+    const linked = (lk: Lookup, v: unknown) =>
+      existsThrough(f, scope, alias, (_sub, subAlias) => compareColumn(node, sql.id(subAlias, 'id'), idField, lk, v));
+    switch (lookup) {
+      case 'isnull':
+        return isTrue(value, node) ? sql`(NOT ${anyLink()})` : anyLink();
+      case 'exact':
+        return value === null ? sql`(NOT ${anyLink()})` : linked('exact', value);
+      case 'not':
+        return value === null ? anyLink() : sql`(NOT ${linked('exact', value)})`;
+      case 'in':
+      case 'not_in': {
+        const list = asList(value, node, lookup);
+        const items = list.filter((v) => v !== null);
+        const hasNull = items.length !== list.length;
+        if (lookup === 'in') {
+          const match = items.length ? linked('in', items) : FALSE;
+          return hasNull ? sql`(${match} OR NOT ${anyLink()})` : match;
+        }
+        const noMatch = items.length ? sql`(NOT ${linked('in', items)})` : TRUE;
+        return hasNull ? sql`(${noMatch} AND ${anyLink()})` : noMatch;
+      }
+      default:
+        return linked(lookup, value);
+    }
   }
   if (f.column === null) {
     if (f.name === 'display_name' && f.model.recName) {

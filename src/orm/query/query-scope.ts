@@ -6,6 +6,10 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { ModelMeta } from '../model-meta.js';
 import type { ManyToOneField } from '../fields/relational-fields.js';
+import { QuerySyntaxError } from '../../errors.js';
+
+/** Most table aliases (the root, joins, subqueries, link tables) one compiled query may use. */
+export const MAX_QUERY_ALIASES = 129;
 
 interface Join {
   alias: string;
@@ -37,6 +41,12 @@ export class QueryScope {
   }
 
   newAlias(): string {
+    // Every relation a query traverses takes an alias (a join, an EXISTS subquery, a link table).
+    // PostgreSQL's planning time grows much faster than linearly with them (1,000 ORed
+    // `tags__name` conditions take minutes), so hostile filter text is bounded here.
+    if (this.counter.next >= MAX_QUERY_ALIASES) {
+      throw new QuerySyntaxError(`Query traverses too many relations (more than ${MAX_QUERY_ALIASES - 1}); simplify the filter`);
+    }
     return `t${this.counter.next++}`;
   }
 

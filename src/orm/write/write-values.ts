@@ -35,8 +35,15 @@ export function publicValues(meta: ModelMeta, vals: unknown, mode: WriteMode): R
     if (mode === 'update' && UPDATE_IGNORED.has(key)) continue;
     if (!(f.isSettable || (mode === 'create' && CREATE_ONLY_KEYS.has(key)))) continue;
     if (f instanceof OneToManyField && Array.isArray(value)) {
-      // Lines follow the same rules against their own model.
-      out[key] = value.map((line) => (typeof line === 'object' && line !== null ? publicValues(f.target, line, 'create') : line));
+      // Lines follow the same rules against their own model: a line object with an `id` updates
+      // that line (the id is kept so it is not turned into a new line), one without creates.
+      out[key] = value.map((line) => {
+        if (typeof line !== 'object' || line === null || Array.isArray(line)) return line;
+        const lineId = (line as Record<string, unknown>).id;
+        return typeof lineId === 'number'
+          ? { ...publicValues(f.target, line, 'update'), id: lineId }
+          : publicValues(f.target, line, 'create');
+      });
       continue;
     }
     out[key] = value;

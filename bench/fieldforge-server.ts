@@ -1,0 +1,90 @@
+/**
+ * FieldForge as the benchmark runs it: the platform booted from the environment (DATABASE_URL,
+ * FF_DB_POOL_MAX…) exactly as `fieldforge serve` does, the app from `buildApp`, plus a few routes
+ * of the benchmark's own, outside `/api/` (so they skip the credential check):
+ *
+ * - `GET /__cpu`: this process's CPU time (process.cpuUsage), the number of SQL statements the
+ *   benchmark database (BENCH_DB) has executed and the number of `/api/` requests received so far;
+ * - `POST /__trace/start`, `POST /__trace/stop`: the SQL text of the statements run in between;
+ * - `POST /__prof/start`, `POST /__prof/stop`: a V8 CPU profile of the time in between (in-process
+ *   inspector), returned as JSON.
+ *
+ * Started by bench/run.ts with `node --import tsx`; PORT=0 picks a free port, which is printed as
+ * `{"ready":true,"port":…}`.
+ */
+import { Session } from 'node:inspector';
+import { readSettings } from '../src/config/settings.js';
+import { buildApp } from '../src/http/app.js';
+import { bootPlatform } from '../src/platform/boot.js';
+
+const dbName = process.env.BENCH_DB;
+if (!dbName) throw new Error('BENCH_DB is not set');
+const settings = readSettings();
+if (!settings.databaseUrl) throw new Error('DATABASE_URL is not set');
+
+const platform = await bootPlatform(settings);
+const app = await buildApp(platform, { dev: false, bodyLimit: settings.bodyLimit, logger: false });
+
+// Counted as they arrive: a request whose client hung up is still worked on (and would be
+// missing from an onResponse count). The runner reads this only when no request is in flight.
+let served = 0;
+app.addHook('onRequest', (req, _reply, done) => {
+  if (req.url.startsWith('/api/')) served++;
+  done();
+});
+app.get('/__cpu', async () => {
+  const db = await platform.database(dbName);
+  return { ...process.cpuUsage(), statements: db.statementCount, served };
+});
+
+let trace: { statements: string[]; off: () => void } | null = null;
+app.post('/__trace/start', async () => {
+  trace?.off();
+  const db = await platform.database(dbName);
+  const statements: string[] = [];
+  trace = { statements, off: db.onStatement((s) => statements.push(s)) };
+  return { ok: true };
+});
+app.post('/__trace/stop', async () => {
+  const statements = trace?.statements ?? [];
+  trace?.off();
+  trace = null;
+  return { statements };
+});
+
+let session: Session | null = null;
+function post<T>(method: string, params: Record<string, unknown> = {}): Promise<T> {
+  return new Promise((resolve, reject) => {
+    session!.post(method, params, (err, result) => (err ? reject(err) : resolve(result as T)));
+  });
+}
+app.post('/__prof/start', async () => {
+  if (!session) {
+    session = new Session();
+    session.connect();
+    await post('Profiler.enable');
+    await post('Profiler.setSamplingInterval', { interval: 200 });
+  }
+  await post('Profiler.start');
+  return { ok: true };
+});
+app.post('/__prof/stop', async () => {
+  const { profile } = await post<{ profile: unknown }>('Profiler.stop');
+  return profile;
+});
+
+await app.listen({ port: Number(process.env.PORT ?? 0), host: '127.0.0.1' });
+const address = app.server.address();
+console.log(JSON.stringify({ ready: true, port: typeof address === 'object' && address ? address.port : 0 }));
+
+let stopping = false;
+const stop = async (): Promise<void> => {
+  if (stopping) return;
+  stopping = true;
+  session?.disconnect();
+  await app.close().catch(() => {});
+  await platform.close().catch(() => {});
+  process.exit(0);
+};
+process.once('SIGTERM', () => void stop());
+process.once('SIGINT', () => void stop());
