@@ -4,11 +4,11 @@
  * `Retry-After: 5`; no valid credential → 401. Handlers then run as one unit of work (a
  * transaction) as the credential's user.
  */
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { AuthenticationError, DatabaseBusy } from '../errors.js';
 import { resolveApiKey, API_KEY_PREFIX } from '../auth/api-keys.js';
 import type { TenantDatabase } from '../db/engine.js';
-import { runInEnv, transaction } from '../orm/env.js';
+import { makeEnv, runInEnv, transaction } from '../orm/env.js';
 import type { Registry } from '../orm/registry.js';
 import type { Platform } from '../platform/platform.js';
 import type { DatabaseSelector } from './database-selection.js';
@@ -71,10 +71,5 @@ export function unitOfWork<T>(req: FastifyRequest, fn: () => Promise<T>): Promis
  */
 export function readOnlyWork<T>(req: FastifyRequest, fn: () => Promise<T>): Promise<T> {
   const ctx = req.ff!;
-  return runInEnv({
-    db: ctx.db, registry: ctx.registry, trx: ctx.db.kysely, uid: ctx.uid, companyId: ctx.companyId,
-    companyIds: ctx.companyId ? [ctx.companyId] : [], context: {}, su: false, afterCommit: [],
-  }, fn);
+  return runInEnv(makeEnv(ctx.db, ctx.registry, ctx.db.kysely, { uid: ctx.uid, companyId: ctx.companyId }), fn);
 }
-
-export type { FastifyReply };

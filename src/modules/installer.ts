@@ -9,7 +9,7 @@ import { ModuleError } from '../errors.js';
 import type { TenantDatabase } from '../db/engine.js';
 import { syncSchema } from '../db/schema-sync.js';
 import { bumpRegistryVersion, ensurePlatformState, INSTALL_LOCK, installedModules, setInstalling } from '../db/platform-state.js';
-import { currentEnv, runInEnv } from '../orm/env.js';
+import { currentEnv, makeEnv, runInEnv } from '../orm/env.js';
 import { QuerySet } from '../orm/queryset.js';
 import { Registry } from '../orm/registry.js';
 import { createRecords } from '../orm/write/create-records.js';
@@ -54,15 +54,12 @@ export async function installModules(db: TenantDatabase, catalog: ModuleCatalog,
       const warnings = await syncSchema(trx, registry);
       const fresh = order.filter((id) => !before.includes(id));
       const reload = order.filter((id) => fresh.includes(id) || (request.update ?? []).includes(id));
-      await runInEnv(
-        { db, registry, trx, uid: null, companyId: null, companyIds: [], context: {}, su: true, afterCommit: [] },
-        async () => {
-          for (const id of reload) {
-            await loadModuleData(catalog.get(id));
-            await recordModule(catalog, id, fresh.includes(id));
-          }
-        },
-      );
+      await runInEnv(makeEnv(db, registry, trx, { su: true }), async () => {
+        for (const id of reload) {
+          await loadModuleData(catalog.get(id));
+          await recordModule(catalog, id, fresh.includes(id));
+        }
+      });
       await bumpRegistryVersion(trx);
       return { registry, installed: fresh, updated: reload.filter((id) => !fresh.includes(id)), warnings };
     });

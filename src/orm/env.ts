@@ -48,6 +48,25 @@ export function withEnv<T>(changes: Partial<Env>, fn: () => Promise<T>): Promise
   return storage.run({ ...currentEnv(), ...changes }, fn);
 }
 
+/** An environment over `trx` (a transaction, or the pool itself for read-only work). */
+export function makeEnv(
+  db: TenantDatabase,
+  registry: Registry,
+  trx: Kysely<any>,
+  options: TransactionOptions,
+  afterCommit: (() => unknown)[] = [],
+): Env {
+  return {
+    db, registry, trx,
+    uid: options.uid ?? null,
+    companyId: options.companyId ?? null,
+    companyIds: options.companyIds ?? (options.companyId ? [options.companyId] : []),
+    context: options.context ?? {},
+    su: options.su ?? false,
+    afterCommit,
+  };
+}
+
 export interface TransactionOptions {
   uid?: number | null;
   companyId?: number | null;
@@ -68,20 +87,7 @@ export async function transaction<T>(
   fn: () => Promise<T>,
 ): Promise<T> {
   const afterCommit: (() => unknown)[] = [];
-  const result = await db.kysely.transaction().execute((trx) =>
-    runInEnv(
-      {
-        db, registry, trx,
-        uid: options.uid ?? null,
-        companyId: options.companyId ?? null,
-        companyIds: options.companyIds ?? (options.companyId ? [options.companyId] : []),
-        context: options.context ?? {},
-        su: options.su ?? false,
-        afterCommit,
-      },
-      fn,
-    ),
-  );
+  const result = await db.kysely.transaction().execute((trx) => runInEnv(makeEnv(db, registry, trx, options, afterCommit), fn));
   for (const job of afterCommit) {
     try {
       await job();

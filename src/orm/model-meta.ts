@@ -29,7 +29,3 @@ export interface ModelMeta {
   readonly cls: ModelClass;
   readonly registry: Registry;
 }
-
-export function field(meta: ModelMeta, name: string): Field | undefined {
-  return meta.fields.get(name);
-}

@@ -14,9 +14,8 @@ import { ManyToOneField } from './fields/relational-fields.js';
 import type { Model } from './model.js';
 import type { ModelMeta } from './model-meta.js';
 import { runSql } from './execute-sql.js';
-import type { FilterNode } from './query/filter-ast.js';
+import { inCondition, type FilterNode } from './query/filter-ast.js';
 import { parseFilter } from './query/filter-parser.js';
-import { compileOrder } from './query/compile-order.js';
 import { EMPTY_STATE, planSelect, type QueryState } from './query/select-plan.js';
 import { selectRows, withRecName, type Row } from './query/select-rows.js';
 import { buildFieldTree, defaultFieldPaths } from './read/field-tree.js';
@@ -155,7 +154,7 @@ export class QuerySet<T extends Model = Model> {
       if (!(f instanceof ManyToOneField)) continue;
       const ids = [...new Set(rows.map((r) => r[f.name]).filter((v): v is number => typeof v === 'number'))];
       const target = await selectRows(f.target, {
-        ...EMPTY_STATE, activeTest: false, filters: [{ kind: 'condition', segments: ['id', 'in'], value: ids, position: 0 }],
+        ...EMPTY_STATE, activeTest: false, filters: [inCondition(['id'], ids)],
       }, withRecName(f.target, []));
       names.set(f.name, new Map(target.map((t) => [t.id as number, displayName(f.target, t)])));
     }
@@ -191,12 +190,6 @@ export class QuerySet<T extends Model = Model> {
     const ids = await this.ids();
     if (ids.length) await deleteRecords(this.meta, ids);
     return ids.length;
-  }
-
-  /** Checks ordering entries without running anything (used to fail fast on bad input). */
-  validateOrder(): void {
-    const { scope } = planSelect(this.meta, this.state);
-    compileOrder(this.state.order ?? [], scope);
   }
 }
 

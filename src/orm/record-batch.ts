@@ -8,6 +8,7 @@ import { ManyToManyField, ManyToOneField, OneToManyField } from './fields/relati
 import type { Model } from './model.js';
 import type { ModelMeta } from './model-meta.js';
 import { EMPTY_STATE } from './query/select-plan.js';
+import { inCondition } from './query/filter-ast.js';
 import { selectLinkedRows, selectRows, type Row } from './query/select-rows.js';
 
 export class RecordBatch {
@@ -33,7 +34,7 @@ export class RecordBatch {
     const unique = [...new Set(ids)];
     if (!unique.length) return [];
     const rows = await selectRows(meta, {
-      ...EMPTY_STATE, activeTest: false, filters: [{ kind: 'condition', segments: ['id', 'in'], value: unique, position: 0 }],
+      ...EMPTY_STATE, activeTest: false, filters: [inCondition(['id'], unique)],
     }, RecordBatch.storedFields(meta));
     const records = RecordBatch.fromRows(meta, rows);
     const byId = new Map(records.map((r) => [r.id, r]));
@@ -63,7 +64,7 @@ export class RecordBatch {
       for (const rec of await RecordBatch.load(field.target, targetIds)) map.set(rec.id, rec);
     } else if (field instanceof OneToManyField) {
       const rows = await selectRows(field.target, {
-        ...EMPTY_STATE, filters: [{ kind: 'condition', segments: [field.inverseName, 'in'], value: ids, position: 0 }],
+        ...EMPTY_STATE, filters: [inCondition([field.inverseName], ids)],
       }, RecordBatch.storedFields(field.target));
       for (const rec of RecordBatch.fromRows(field.target, rows)) {
         const parent = rec._values[field.inverseName] as number;

@@ -134,12 +134,10 @@ function composeModel(registry: Registry, name: string, entry: Entry, hasUser: b
   };
   for (const [fname, decl] of genericFields(hasUser)) fields.set(fname, decl.bind(fname, meta));
   for (const [fname, decl] of declared) {
-    if (fields.has(fname) && !declared.has(fname)) throw new ModuleError(`${name}.${fname} redefines a generic field`);
+    // Only the generic fields are in `fields` yet.
+    if (fields.has(fname)) throw new ModuleError(`${name}.${fname} is a generic field and cannot be redeclared`);
     if (!FIELD_NAME.test(fname) || RESERVED_NAMES.has(fname)) {
       throw new ModuleError(`${name}: '${fname}' is not a valid field name (snake_case, not a Model method)`);
-    }
-    if (['id', 'display_name', 'created_date', 'created_by', 'updated_date', 'updated_by', 'identifier'].includes(fname)) {
-      throw new ModuleError(`${name}.${fname} is a generic field and cannot be redeclared`);
     }
     fields.set(fname, decl.bind(fname, meta));
   }

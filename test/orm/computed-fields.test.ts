@@ -4,32 +4,21 @@
  * moved to another parent), through a ManyToOne, and in cascade; non-stored ones are computed on
  * read; a setter keeps a computed field writable.
  */
-import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { currentEnv } from '../../src/orm/env.js';
-import type { Model, ModelClass } from '../../src/orm/model.js';
-import { testDatabase, type TestDatabase } from '../support/test-database.js';
-
-const FIXTURES = fileURLToPath(new URL('../fixtures/modules', import.meta.url));
+import { type TestDatabase } from '../support/test-database.js';
+import { type Rec, fixtureDatabase, model, rows } from '../support/orm.js';
 
 let t: TestDatabase;
 beforeAll(async () => {
-  t = await testDatabase('core', [FIXTURES]);
-  await t.platform.install(t.name, { init: ['orm_computed'] });
+  t = await fixtureDatabase('core', ['orm_computed']);
 });
 afterAll(async () => {
   await t?.close();
 });
 
-type Rec = Model & Record<string, any>;
-const model = (name: string): ModelClass => currentEnv().registry.meta(name).cls;
 const Order = () => model('OrmOrder');
 const Line = () => model('OrmOrderLine');
-
-async function rows<R = Record<string, any>>(query: ReturnType<typeof sql<R>>): Promise<R[]> {
-  return (await query.execute(currentEnv().trx)).rows;
-}
 
 /** The stored columns of an order as the database holds them. */
 async function stored(id: number): Promise<{ total: number | null; line_count: number | null; net: number | null }> {

@@ -3,35 +3,20 @@
  * the API, never as 500s: `_unique_together`, the unique `identifier`, required fields, foreign
  * keys to missing records.
  */
-import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/errors.js';
 import { currentEnv } from '../../src/orm/env.js';
-import type { ModelClass } from '../../src/orm/model.js';
-import { testDatabase, type TestDatabase } from '../support/test-database.js';
-
-const FIXTURES = fileURLToPath(new URL('../fixtures/modules', import.meta.url));
+import { type TestDatabase } from '../support/test-database.js';
+import { fixtureDatabase, model } from '../support/orm.js';
 
 let t: TestDatabase;
 beforeAll(async () => {
-  t = await testDatabase('core', [FIXTURES]);
-  await t.platform.install(t.name, { init: ['orm_fields'] });
+  t = await fixtureDatabase('core', ['orm_fields']);
 });
 afterAll(async () => {
   await t?.close();
 });
-
-const model = (name: string): ModelClass => currentEnv().registry.meta(name).cls;
-
-async function failure(fn: () => Promise<unknown>): Promise<Error> {
-  try {
-    await t.run(fn);
-  } catch (err) {
-    return err as Error;
-  }
-  throw new Error('expected the unit of work to fail');
-}
 
 describe('_unique_together', () => {
   it('creates a unique index over the fields', async () => {
@@ -43,7 +28,7 @@ describe('_unique_together', () => {
 
   it('a duplicate combination is a ValidationError naming the model and the fields', async () => {
     await t.run(() => model('OrmUniquePair').create({ code: 'A', year: 2024 }));
-    const err = await failure(() => model('OrmUniquePair').create({ code: 'A', year: 2024 }));
+    const err = await t.failure(() => model('OrmUniquePair').create({ code: 'A', year: 2024 }));
     expect(err).toBeInstanceOf(ValidationError);
     expect(err.message).toContain('Unique Pair');
     expect(err.message).toContain("'code'");
@@ -58,14 +43,14 @@ describe('_unique_together', () => {
   });
 
   it('a duplicate made by a write, or within one create_many, is a ValidationError too', async () => {
-    let err = await failure(async () => {
+    let err = await t.failure(async () => {
       const rec = await model('OrmUniquePair').create({ code: 'E', year: 1 });
       await model('OrmUniquePair').create({ code: 'E', year: 2 });
       await rec.write({ year: 2 });
     });
     expect(err).toBeInstanceOf(ValidationError);
     expect(err.message).toContain("'code', 'year'");
-    err = await failure(() => model('OrmUniquePair').create_many([{ code: 'F', year: 1 }, { code: 'F', year: 1 }]));
+    err = await t.failure(() => model('OrmUniquePair').create_many([{ code: 'F', year: 1 }, { code: 'F', year: 1 }]));
     expect(err).toBeInstanceOf(ValidationError);
   });
 
@@ -83,7 +68,7 @@ describe('_unique_together', () => {
   });
 
   it('a failed create leaves nothing behind (the unit of work is rolled back)', async () => {
-    await failure(async () => {
+    await t.failure(async () => {
       await model('OrmUniquePair').create({ code: 'H', year: 1 });
       await model('OrmUniquePair').create({ code: 'H', year: 1 });
     });
@@ -94,7 +79,7 @@ describe('_unique_together', () => {
 describe('identifier', () => {
   it('is unique per model: a duplicate is a ValidationError naming identifier', async () => {
     await t.run(() => model('OrmTag').create({ name: 'x', identifier: 'orm_test.tag_x' }));
-    const err = await failure(() => model('OrmTag').create({ name: 'y', identifier: 'orm_test.tag_x' }));
+    const err = await t.failure(() => model('OrmTag').create({ name: 'y', identifier: 'orm_test.tag_x' }));
     expect(err).toBeInstanceOf(ValidationError);
     expect(err.message).toContain("'identifier'");
   });

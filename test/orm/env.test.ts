@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Contact } from '../../modules/contacts/models/contact.js';
 import { ProjectTask } from '../../modules/project/models/project_task.js';
 import { currentEnv, hasEnv, withEnv } from '../../src/orm/env.js';
-import type { Model, ModelClass } from '../../src/orm/model.js';
 import { testDatabase, type TestDatabase } from '../support/test-database.js';
+import { type Rec, model } from '../support/orm.js';
 
 let t: TestDatabase;
 beforeAll(async () => {
@@ -17,9 +17,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.close();
 });
-
-type Rec = Model & Record<string, any>;
-const model = (name: string): ModelClass => currentEnv().registry.meta(name).cls;
 
 class Boom extends Error {}
 

@@ -3,45 +3,27 @@
  * column type it declares; declaration parameters (required, default, precision, index,
  * currency_field, visible_setting, filter) do what they say and reach the registry.
  */
-import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/errors.js';
 import { currentEnv } from '../../src/orm/env.js';
-import type { Model, ModelClass } from '../../src/orm/model.js';
-import { testDatabase, type TestDatabase } from '../support/test-database.js';
-
-const FIXTURES = fileURLToPath(new URL('../fixtures/modules', import.meta.url));
+import { type TestDatabase } from '../support/test-database.js';
+import { type Rec, fixtureDatabase, model, rows } from '../support/orm.js';
 
 let t: TestDatabase;
 beforeAll(async () => {
-  t = await testDatabase('core', [FIXTURES]);
-  await t.platform.install(t.name, { init: ['orm_fields'] });
+  t = await fixtureDatabase('core', ['orm_fields']);
 });
 afterAll(async () => {
   await t?.close();
 });
 
-type Rec = Model & Record<string, any>;
-const model = (name: string): ModelClass => currentEnv().registry.meta(name).cls;
 const AllTypes = () => model('OrmAllTypes');
 
-async function rows<R = Record<string, any>>(query: ReturnType<typeof sql<R>>): Promise<R[]> {
-  return (await query.execute(currentEnv().trx)).rows;
-}
-
 /** Runs `fn` in its own unit of work and returns the error it throws. */
-async function failure(fn: () => Promise<unknown>): Promise<Error> {
-  try {
-    await t.run(fn);
-  } catch (err) {
-    return err as Error;
-  }
-  throw new Error('expected the unit of work to fail');
-}
 
 async function expectInvalid(vals: Record<string, unknown>, field: string): Promise<void> {
-  const err = await failure(() => AllTypes().create({ name: 'invalid', ...vals }));
+  const err = await t.failure(() => AllTypes().create({ name: 'invalid', ...vals }));
   expect(err).toBeInstanceOf(ValidationError);
   expect(err.message).toContain(`'${field}'`);
 }
@@ -289,7 +271,7 @@ describe('ManyToOne', () => {
   });
 
   it('rejects an id that does not exist with a ValidationError naming the field', async () => {
-    const err = await failure(() => AllTypes().create({ name: 'dangling', partner: 999_999 }));
+    const err = await t.failure(() => AllTypes().create({ name: 'dangling', partner: 999_999 }));
     expect(err).toBeInstanceOf(ValidationError);
     expect(err.message).toContain("'partner'");
   });
@@ -347,7 +329,7 @@ describe('ManyToMany', () => {
   });
 
   it('rejects a link to a record that does not exist', async () => {
-    const err = await failure(() => AllTypes().create({ name: 'bad link', tags: [999_999] }));
+    const err = await t.failure(() => AllTypes().create({ name: 'bad link', tags: [999_999] }));
     expect(err).toBeInstanceOf(ValidationError);
     expect(err.message).toContain("'tags'");
   });
@@ -405,13 +387,13 @@ describe('Json', () => {
 
 describe('declaration parameters', () => {
   it('required: a missing or empty value is a ValidationError naming the field, on create and on write', async () => {
-    let err = await failure(() => AllTypes().create({ code: 'x' }));
+    let err = await t.failure(() => AllTypes().create({ code: 'x' }));
     expect(err).toBeInstanceOf(ValidationError);
     expect(err.message).toContain("'name'");
-    err = await failure(() => AllTypes().create({ name: '' }));
+    err = await t.failure(() => AllTypes().create({ name: '' }));
     expect(err).toBeInstanceOf(ValidationError);
     expect(err.message).toContain("'name'");
-    err = await failure(async () => {
+    err = await t.failure(async () => {
       const rec = await AllTypes().create({ name: 'required' });
       await rec.write({ name: null });
     });

@@ -3,18 +3,11 @@
  * patterns whose value holds % and _, ManyToOne joins, to-many EXISTS, negation and
  * disjunction, variables, and precise errors for unknown fields and lookups.
  */
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QuerySyntaxError } from '../../src/errors.js';
-import { currentEnv } from '../../src/orm/env.js';
-import type { Model, ModelClass } from '../../src/orm/model.js';
 import { todayIso } from '../../src/orm/query/query-scope.js';
-import { testDatabase, type TestDatabase } from '../support/test-database.js';
-
-const FIXTURES = fileURLToPath(new URL('../fixtures/modules', import.meta.url));
-
-type Rec = Model & Record<string, any>;
-const model = (name: string): ModelClass => currentEnv().registry.meta(name).cls;
+import { type TestDatabase } from '../support/test-database.js';
+import { type Rec, fixtureDatabase, model } from '../support/orm.js';
 
 let t: TestDatabase;
 /** Names of the seeded OrmAllTypes records, by their role. */
@@ -22,8 +15,7 @@ let tagIds: Record<string, number> = {};
 let partnerIds: Record<string, number> = {};
 
 beforeAll(async () => {
-  t = await testDatabase('full', [FIXTURES]);
-  await t.platform.install(t.name, { init: ['orm_fields'] });
+  t = await fixtureDatabase('full', ['orm_fields']);
   await t.run(async () => {
     const [p1, p2] = await model('OrmPartner').create_many([{ name: 'Partner One', rank: 1 }, { name: 'Partner Two', rank: 5 }]);
     partnerIds = { one: p1!.id, two: p2!.id };

@@ -2,20 +2,16 @@
  * The columns every model has: id, identifier, the audit columns filled by the platform, and the
  * computed display_name; plus the model-level declarations _verbose_name and _order_by.
  */
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { currentEnv } from '../../src/orm/env.js';
-import type { Model, ModelClass } from '../../src/orm/model.js';
-import { testDatabase, type TestDatabase } from '../support/test-database.js';
-
-const FIXTURES = fileURLToPath(new URL('../fixtures/modules', import.meta.url));
+import { type TestDatabase } from '../support/test-database.js';
+import { type Rec, fixtureDatabase, model } from '../support/orm.js';
 
 let t: TestDatabase;
 let aliceId = 0;
 let bobId = 0;
 beforeAll(async () => {
-  t = await testDatabase('core', [FIXTURES]);
-  await t.platform.install(t.name, { init: ['orm_fields'] });
+  t = await fixtureDatabase('core', ['orm_fields']);
   [aliceId, bobId] = await t.run(async () => {
     const users = await model('User').create_many([{ name: 'Alice', email: 'alice@example.org' }, { name: 'Bob', email: 'bob@example.org' }]);
     return users.map((u) => u.id);
@@ -24,9 +20,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.close();
 });
-
-type Rec = Model & Record<string, any>;
-const model = (name: string): ModelClass => currentEnv().registry.meta(name).cls;
 
 describe('id', () => {
   it('is assigned by the database, increasing, and cannot be set', async () => {

@@ -3,16 +3,13 @@
  * reaching the previous implementation with super — and only in the databases where that module
  * is installed: a second database in the same process, without it, keeps the plain models.
  */
-import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Contact } from '../../modules/contacts/models/contact.js';
 import { ValidationError } from '../../src/errors.js';
 import { currentEnv } from '../../src/orm/env.js';
-import type { Model, ModelClass } from '../../src/orm/model.js';
 import { testDatabase, type TestDatabase } from '../support/test-database.js';
-
-const FIXTURES = fileURLToPath(new URL('../fixtures/modules', import.meta.url));
+import { FIXTURE_MODULES, type Rec, model } from '../support/orm.js';
 
 /** With orm_ext installed. */
 let extended: TestDatabase;
@@ -21,7 +18,7 @@ let plain: TestDatabase;
 /** A contact created before orm_ext was installed. */
 let preExistingId = 0;
 beforeAll(async () => {
-  [extended, plain] = await Promise.all([testDatabase('full', [FIXTURES]), testDatabase('full')]);
+  [extended, plain] = await Promise.all([testDatabase('full', [FIXTURE_MODULES]), testDatabase('full')]);
   preExistingId = await extended.run(async () => (await model('Contact').create({ name: 'Before the extension' })).id);
   await extended.platform.install(extended.name, { init: ['orm_ext'] });
 });
@@ -29,9 +26,6 @@ afterAll(async () => {
   await extended?.close();
   await plain?.close();
 });
-
-type Rec = Model & Record<string, any>;
-const model = (name: string): ModelClass => currentEnv().registry.meta(name).cls;
 
 async function columns(table: string): Promise<string[]> {
   const { rows } = await sql<{ column_name: string }>`SELECT column_name FROM information_schema.columns

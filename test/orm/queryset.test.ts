@@ -5,10 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BadRequest, QuerySyntaxError } from '../../src/errors.js';
-import { currentEnv } from '../../src/orm/env.js';
-import type { Model, ModelClass } from '../../src/orm/model.js';
+import type { Model } from '../../src/orm/model.js';
 import type { FilterNode } from '../../src/orm/query/filter-ast.js';
 import { testDatabase, type TestDatabase } from '../support/test-database.js';
+import { type Rec, model } from '../support/orm.js';
 
 let t: TestDatabase;
 beforeAll(async () => {
@@ -18,8 +18,6 @@ afterAll(async () => {
   await t?.close();
 });
 
-type Rec = Model & Record<string, any>;
-const model = (name: string): ModelClass => currentEnv().registry.meta(name).cls;
 const Task = () => model('ProjectTask');
 const names = (recs: readonly Model[]) => recs.map((r) => (r as Rec).name as string);
 

@@ -3,41 +3,22 @@
  * on_delete behaviours (in the schema and in effect), ManyToMany through a join model and
  * self-referencing ManyToMany, OneToMany writes.
  */
-import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NotFound, ValidationError } from '../../src/errors.js';
 import { currentEnv } from '../../src/orm/env.js';
-import type { Model, ModelClass } from '../../src/orm/model.js';
-import { testDatabase, type TestDatabase } from '../support/test-database.js';
-
-const FIXTURES = fileURLToPath(new URL('../fixtures/modules', import.meta.url));
+import { type TestDatabase } from '../support/test-database.js';
+import { type Rec, fixtureDatabase, model, rows } from '../support/orm.js';
 
 let t: TestDatabase;
 beforeAll(async () => {
-  t = await testDatabase('full', [FIXTURES]);
-  await t.platform.install(t.name, { init: ['orm_relations'] });
+  t = await fixtureDatabase('full', ['orm_relations']);
 });
 afterAll(async () => {
   await t?.close();
 });
 
-type Rec = Model & Record<string, any>;
-const model = (name: string): ModelClass => currentEnv().registry.meta(name).cls;
 const names = (recs: unknown) => (recs as Rec[]).map((r) => r.name as string);
-
-async function rows<R = Record<string, any>>(query: ReturnType<typeof sql<R>>): Promise<R[]> {
-  return (await query.execute(currentEnv().trx)).rows;
-}
-
-async function failure(fn: () => Promise<unknown>): Promise<Error> {
-  try {
-    await t.run(fn);
-  } catch (err) {
-    return err as Error;
-  }
-  throw new Error('expected the unit of work to fail');
-}
 
 describe('related_name', () => {
   it('creates the reverse OneToMany on the target, described in the registry', async () => {
@@ -134,11 +115,11 @@ describe('on_delete', () => {
       ownerId = owner.id;
       await model('OrmPet').create({ name: 'p5', restrict_owner: owner.id });
     });
-    const err = await failure(async () => (await model('OrmOwner').get(ownerId)).unlink());
+    const err = await t.failure(async () => (await model('OrmOwner').get(ownerId)).unlink());
     expect(err).toBeInstanceOf(ValidationError);
     expect(err.message).toContain('Pet');
     expect(err.message).toContain("'restrict_owner'");
-    const viaQueryset = await failure(() => model('OrmOwner').query({ id: ownerId }).delete());
+    const viaQueryset = await t.failure(() => model('OrmOwner').query({ id: ownerId }).delete());
     expect(viaQueryset).toBeInstanceOf(ValidationError);
     await t.run(async () => expect(await model('OrmOwner').browse([ownerId])).toHaveLength(1));
   });
@@ -159,7 +140,7 @@ describe('on_delete', () => {
   });
 
   it('deleting a record that no longer exists is NotFound', async () => {
-    const err = await failure(async () => {
+    const err = await t.failure(async () => {
       const owner = await model('OrmOwner').create({ name: 'gone' });
       await owner.unlink();
       await owner.unlink();
@@ -260,7 +241,7 @@ describe('OneToMany writes', () => {
   });
 
   it('rejects a value that is not a list', async () => {
-    const err = await failure(() => model('ProjectProject').create({ name: 'bad', tasks: 'all' }));
+    const err = await t.failure(() => model('ProjectProject').create({ name: 'bad', tasks: 'all' }));
     expect(err).toBeInstanceOf(ValidationError);
     expect(err.message).toContain("'tasks'");
   });

@@ -24,6 +24,8 @@ export interface TestDatabase {
   run<T>(fn: () => Promise<T>, options?: TransactionOptions): Promise<T>;
   /** An authenticated JSON request to the in-process app. */
   api(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
+  /** The error a unit of work fails with; a test failure when it succeeds. */
+  failure(fn: () => Promise<unknown>): Promise<Error>;
   /** Statements executed by this database while `fn` runs. */
   countStatements(fn: () => Promise<unknown>): Promise<{ count: number; statements: string[] }>;
   close(): Promise<void>;
@@ -45,6 +47,14 @@ export async function testDatabase(set: TemplateSet = 'full', extraRoots: string
         headers: { authorization: `Bearer ${template.apiKey}`, 'x-db-name': name, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
         ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
       }),
+    async failure(fn) {
+      try {
+        await platform.run(name, {}, fn);
+      } catch (err) {
+        return err as Error;
+      }
+      throw new Error('expected the unit of work to fail');
+    },
     async countStatements(fn) {
       const database = await platform.database(name);
       const statements: string[] = [];

@@ -58,3 +58,8 @@ export const LOOKUPS = [
 export type Lookup = (typeof LOOKUPS)[number];
 
 export const VARIABLES: readonly FilterVariable[] = ['user_id', 'company_id', 'company_ids', 'today', 'now'];
+
+/** `<path>__in=[values]` built by the platform itself (no source text, so position 0). */
+export function inCondition(path: readonly string[], values: readonly (number | string)[]): ConditionNode {
+  return { kind: 'condition', segments: [...path, 'in'], value: values, position: 0 };
+}

@@ -42,8 +42,13 @@ export function currentVariables(): QueryVariables {
     user_id: env.uid,
     company_id: env.companyId,
     company_ids: env.companyIds,
-    today: todayIso(),
-    now: new Date().toISOString(),
+    // Computed only when a filter names them: most queries never do.
+    get today() {
+      return todayIso();
+    },
+    get now() {
+      return new Date().toISOString();
+    },
   };
 }
 

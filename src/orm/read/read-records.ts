@@ -6,9 +6,9 @@
  */
 import type { Field } from '../fields/field.js';
 import { ManyToManyField, ManyToOneField, OneToManyField, RelationalField } from '../fields/relational-fields.js';
-import type { ModelMeta } from '../model-meta.js';
 import { displayName } from '../display-name.js';
 import { EMPTY_STATE, type QueryState } from '../query/select-plan.js';
+import { inCondition } from '../query/filter-ast.js';
 import { selectLinkedRows, selectRows, withRecName, type Row } from '../query/select-rows.js';
 import { RecordBatch } from '../record-batch.js';
 import type { FieldTree } from './field-tree.js';
@@ -41,14 +41,14 @@ export async function serializeRows(tree: FieldTree, rows: readonly Row[], publi
       if (targetIds.length) {
         // A linked record is shown even when archived: the archivable default is for listing.
         const targetRows = await selectRows(sub.meta, {
-          ...state, activeTest: false, filters: [idIn(targetIds)], order: ['id ASC'],
+          ...state, activeTest: false, filters: [inCondition(['id'], targetIds)], order: ['id ASC'],
         }, columnsFor(sub));
         for (const s of await serializeRows(sub, targetRows, publicOnly)) byId.set(s.id as number, s);
       }
       rows.forEach((r, i) => (out[i]![name] = byId.get(r[name] as number) ?? null));
     } else if (field instanceof OneToManyField) {
       const grouped = groupBy(ids.length ? await selectRows(sub.meta, {
-        ...state, filters: [{ kind: 'condition', segments: [field.inverseName, 'in'], value: ids, position: 0 }],
+        ...state, filters: [inCondition([field.inverseName], ids)],
       }, [...columnsFor(sub), field.inverse]) : [], field.inverseName);
       await assignGroups(out, ids, name, sub, grouped, publicOnly);
     } else if (field instanceof ManyToManyField) {
@@ -62,15 +62,9 @@ export async function serializeRows(tree: FieldTree, rows: readonly Row[], publi
         const at = ids.indexOf(rec.id);
         if (at >= 0) out[at]![name] = values[i] ?? null;
       });
-    } else if (field.type === 'File' && field.column) {
-      rows.forEach((r, i) => (out[i]![name] = r[name] ?? null));
     }
   }
   return out;
-}
-
-function idIn(ids: readonly number[]) {
-  return { kind: 'condition', segments: ['id', 'in'], value: ids, position: 0 } as const;
 }
 
 function groupBy(rows: Row[], key: string): Map<number, Row[]> {

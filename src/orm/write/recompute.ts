@@ -10,6 +10,7 @@ import { RelationalField } from '../fields/relational-fields.js';
 import type { ModelMeta } from '../model-meta.js';
 import { runSql } from '../execute-sql.js';
 import { QuerySet } from '../queryset.js';
+import { inCondition } from '../query/filter-ast.js';
 import { RecordBatch } from '../record-batch.js';
 
 const MAX_CASCADE = 32;
@@ -46,18 +47,24 @@ export function changesLinks(meta: ModelMeta, fieldNames: Iterable<string>): boo
 /** Adds to `pending` the records whose computed fields depend on `fieldNames` of records `ids`. */
 export async function collectDependents(meta: ModelMeta, ids: readonly number[], fieldNames: Iterable<string>, pending: Pending): Promise<void> {
   if (!ids.length) return;
+  // Several changed fields (or depends paths) often lead to the same records through the same
+  // path (`tasks` and `tasks.active` both reach a task's project): look each path up once.
+  const byPath = new Map<string, { owner: ModelMeta; prefix: readonly string[]; fields: Set<Field> }>();
   for (const name of fieldNames) {
     for (const t of meta.registry.triggers.get(`${meta.name}.${name}`) ?? []) {
       if (!t.prefix.length) {
         addPending(pending, t.owner, t.field, ids);
         continue;
       }
-      const owners = await new QuerySet(t.owner)
-        .with_archived()
-        .filter({ kind: 'condition', segments: [...t.prefix, 'id', 'in'], value: [...ids], position: 0 })
-        .ids();
-      addPending(pending, t.owner, t.field, owners);
+      const key = `${t.owner.name}:${t.prefix.join('__')}`;
+      const entry = byPath.get(key) ?? { owner: t.owner, prefix: t.prefix, fields: new Set<Field>() };
+      entry.fields.add(t.field);
+      byPath.set(key, entry);
     }
+  }
+  for (const { owner, prefix, fields } of byPath.values()) {
+    const owners = await new QuerySet(owner).with_archived().filter(inCondition([...prefix, 'id'], ids)).ids();
+    for (const field of fields) addPending(pending, owner, field, owners);
   }
 }
 

@@ -10,6 +10,7 @@ import type { ManyToManyField, OneToManyField } from '../fields/relational-field
 import type { ModelMeta } from '../model-meta.js';
 import { runSql } from '../execute-sql.js';
 import { QuerySet } from '../queryset.js';
+import { inCondition } from '../query/filter-ast.js';
 import type { WriteMode } from './write-values.js';
 import { createRecords } from './create-records.js';
 import { writeRecords } from './write-records.js';
@@ -42,7 +43,7 @@ export async function linkManyToMany(
     }
     if (pairs.length) {
       const targets = [...new Set(pairs.map((p) => p[1]))];
-      const found = await new QuerySet(field.target).with_archived().filter({ kind: 'condition', segments: ['id', 'in'], value: targets, position: 0 }).ids();
+      const found = await new QuerySet(field.target).with_archived().filter(inCondition(['id'], targets)).ids();
       if (found.length !== targets.length) {
         const missing = targets.filter((t) => !found.includes(t));
         throw new ValidationError(`Field '${field.name}': ${field.targetName} ${missing.slice(0, 5).join(', ')} does not exist`);
