@@ -64,16 +64,13 @@ const SQL_FETCH = `SELECT t.id, t.name,
       FROM project_task_tags_rel r JOIN project_tag g ON g.id = r.project_tag_id
       WHERE r.project_task_id = t.id), '[]'::json) AS tags
   FROM project_task t WHERE t.id = $1`;
-// (c) a task, with the same defaults, audit columns and stored computed values FieldForge writes,
-// and its project's stored task count kept true (FieldForge recounts it; one increment here).
-const SQL_CREATE = `WITH ins AS (
-    INSERT INTO project_task (name, project_id, stage_id, assignee_id, deadline, priority, sequence,
+// (c) a task, with the same defaults, audit columns and stored computed values FieldForge writes
+// (a project's task count is computed when read, so nothing else changes).
+const SQL_CREATE = `INSERT INTO project_task (name, project_id, stage_id, assignee_id, deadline, priority, sequence,
       planned_hours, effective_hours, remaining_hours, subtask_count, active,
       created_date, created_by_id, updated_date, updated_by_id)
     VALUES ($1, $2, $3, $4, $5, '0', 10, 0, 0, 0, 0, TRUE, now(), $6, now(), $6)
-    RETURNING id, name, project_id),
-  upd AS (UPDATE project_project p SET task_count = COALESCE(p.task_count, 0) + 1 FROM ins WHERE p.id = ins.project_id)
-  SELECT id, name FROM ins`;
+    RETURNING id, name`;
 // (d) `counter`: the number of tasks of a stage, plus the one-row page the request asks for.
 const SQL_COUNT = `SELECT c.n, t.id, t.name
   FROM (SELECT count(*)::int AS n FROM project_task WHERE stage_id = $1 AND active IS TRUE) c

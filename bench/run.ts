@@ -128,8 +128,8 @@ async function seed(client: pg.Client): Promise<Seeded> {
     FROM generate_series(1, ${CONTACTS}) g`, audit);
   await client.query(`INSERT INTO project_tag (name, color, created_date, created_by_id, updated_date, updated_by_id)
     SELECT 'Tag ' || lpad(g::text, 2, '0'), g % 8, now(), $1, now(), $1 FROM generate_series(1, ${TAGS}) g`, [admin!.uid]);
-  await client.query(`INSERT INTO project_project (name, active, color, task_count, created_date, created_by_id, updated_date, updated_by_id)
-    SELECT 'Project ' || lpad(g::text, 2, '0'), TRUE, g % 8, 0, now(), $1, now(), $1 FROM generate_series(1, ${PROJECTS}) g`, [admin!.uid]);
+  await client.query(`INSERT INTO project_project (name, active, color, created_date, created_by_id, updated_date, updated_by_id)
+    SELECT 'Project ' || lpad(g::text, 2, '0'), TRUE, g % 8, now(), $1, now(), $1 FROM generate_series(1, ${PROJECTS}) g`, [admin!.uid]);
   // Stages round-robin (20,000 each), deadlines spread over 2026, one of 1,000 contacts each,
   // 1% archived; every third task gets two tags.
   await client.query(`WITH p AS (SELECT array_agg(id ORDER BY id) AS a FROM project_project),
@@ -148,8 +148,6 @@ async function seed(client: pg.Client): Promise<Seeded> {
     SELECT t.id, tg.a[1 + t.id % ${TAGS}] FROM project_task t, tg WHERE t.id % 3 = 0
     UNION ALL
     SELECT t.id, tg.a[1 + (t.id + 3) % ${TAGS}] FROM project_task t, tg WHERE t.id % 3 = 0`);
-  await client.query(`UPDATE project_project p SET task_count =
-    (SELECT count(*) FROM project_task t WHERE t.project_id = p.id AND t.active IS TRUE)`);
   await client.query('COMMIT');
   await client.query('ANALYZE');
   const ids = async (sql: string) => (await client.query<{ id: number }>(sql)).rows.map((r) => r.id);

@@ -15,6 +15,8 @@ export interface Settings {
   host: string;
   /** Connections per database pool. */
   poolMax: number;
+  /** Named prepared statements for repeated DML (`FF_PG_PREPARE=0` turns them off, e.g. for PgBouncer < 1.21). */
+  pgPrepare: boolean;
   /** Largest accepted request body, bytes. */
   bodyLimit: number;
 }
@@ -32,6 +34,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     port,
     host: env.HOST || '127.0.0.1',
     poolMax: Number(env.FF_DB_POOL_MAX ?? 10),
+    pgPrepare: env.FF_PG_PREPARE !== '0',
     bodyLimit: Number(env.FF_BODY_LIMIT ?? 16 * 1024 * 1024),
   };
 }

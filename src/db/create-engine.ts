@@ -13,11 +13,13 @@ export interface CreateEngineOptions {
   dataDir: string;
   /** Connections per open database (PostgreSQL only; PGlite is a single connection). */
   poolMax?: number;
+  /** Named prepared statements for repeated DML (PostgreSQL only; default true). */
+  prepareStatements?: boolean;
 }
 
 export function createEngine(options: CreateEngineOptions): Engine {
   if (options.databaseUrl) {
-    return new PostgresEngine({ url: options.databaseUrl, poolMax: options.poolMax });
+    return new PostgresEngine({ url: options.databaseUrl, poolMax: options.poolMax, prepareStatements: options.prepareStatements });
   }
   return new PgliteEngine({ dataDir: options.dataDir });
 }

@@ -15,6 +15,7 @@ import { DatabaseBusy, DatabaseNotFound, ValidationError } from '../errors.js';
 import { assertValidDatabaseName } from './database-name.js';
 import type { Engine, StatementListener, TenantDatabase } from './engine.js';
 import { StatementCounter } from './statement-counter.js';
+import { PreparingPool, type PreparedStatementOptions } from './prepared-statements.js';
 
 const { Pool } = pg;
 type Pool = pg.Pool;
@@ -26,6 +27,13 @@ export interface PostgresEngineOptions {
   poolMax?: number;
   /** Open pools kept before the least recently used one is closed (default 50). */
   maxOpenDatabases?: number;
+  /**
+   * Send repeated DML as named prepared statements (default true; see `prepared-statements.ts`).
+   * Turn off behind PgBouncer in transaction mode older than 1.21.
+   */
+  prepareStatements?: boolean;
+  /** Named prepared statements kept per connection (default 256). */
+  maxPreparedStatements?: number;
 }
 
 /** The comment that marks a PostgreSQL database as a FieldForge database. */
@@ -49,8 +57,10 @@ class PooledDatabase implements TenantDatabase {
   constructor(
     readonly name: string,
     readonly pool: Pool,
+    prepared: PreparedStatementOptions | false,
   ) {
-    this.kysely = new Kysely<any>({ dialect: new PostgresDialect({ pool }), log: this.#counter.logger });
+    const dialect = new PostgresDialect({ pool: prepared ? new PreparingPool(pool, prepared) : pool });
+    this.kysely = new Kysely<any>({ dialect, log: this.#counter.logger });
   }
 
   get statementCount(): number {
@@ -74,6 +84,7 @@ export class PostgresEngine implements Engine {
   readonly #user: string;
   readonly #poolMax: number;
   readonly #maxOpenDatabases: number;
+  readonly #prepared: PreparedStatementOptions | false;
   readonly #admin: Pool;
   /** Open databases in least-recently-used-first order (a Map keeps insertion order; hits re-insert). */
   readonly #open = new Map<string, Promise<PooledDatabase>>();
@@ -84,6 +95,7 @@ export class PostgresEngine implements Engine {
     this.#user = decodeURIComponent(this.#url.username) || this.#url.searchParams.get('user') || 'postgres';
     this.#poolMax = options.poolMax ?? 10;
     this.#maxOpenDatabases = options.maxOpenDatabases ?? 50;
+    this.#prepared = options.prepareStatements === false ? false : { maxPerConnection: options.maxPreparedStatements };
     const maintenance = decodeURIComponent(this.#url.pathname.slice(1)) || 'postgres';
     this.#admin = this.#createPool(maintenance, 2);
   }
@@ -174,7 +186,7 @@ export class PostgresEngine implements Engine {
     // Cache the promise, not the result, so concurrent opens share one pool.
     const opening = this.#isMarked(name).then((marked) => {
       if (!marked) throw notFound(name);
-      return new PooledDatabase(name, this.#createPool(name, this.#poolMax));
+      return new PooledDatabase(name, this.#createPool(name, this.#poolMax), this.#prepared);
     });
     this.#open.set(name, opening);
     opening.catch(() => {

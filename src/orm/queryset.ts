@@ -19,7 +19,7 @@ import { parseFilter } from './query/filter-parser.js';
 import { EMPTY_STATE, planSelect, type QueryState } from './query/select-plan.js';
 import { selectRows, withRecName, type Row } from './query/select-rows.js';
 import { buildFieldTree, defaultFieldPaths } from './read/field-tree.js';
-import { columnsFor, serializeRows, type Serialized } from './read/read-records.js';
+import { readTree, type Serialized } from './read/read-records.js';
 import { RecordBatch } from './record-batch.js';
 import { displayName } from './display-name.js';
 import { writeRecords } from './write/write-records.js';
@@ -174,8 +174,7 @@ export class QuerySet<T extends Model = Model> {
   /** Serialized records along field paths (`['name', 'stage.name', 'tags.name']`), relations prefetched. */
   async read(paths?: readonly unknown[]): Promise<Serialized[]> {
     const tree = buildFieldTree(this.meta, paths?.length ? paths : defaultFieldPaths(this.meta), this.state.publicOnly);
-    const rows = await selectRows(this.meta, this.state, columnsFor(tree));
-    return serializeRows(tree, rows, this.state.publicOnly);
+    return readTree(tree, this.state);
   }
 
   /** Writes the same values to every matching record; returns how many. */

@@ -7,7 +7,9 @@ import type { Field } from './fields/field.js';
 import { ManyToManyField, ManyToOneField, OneToManyField } from './fields/relational-fields.js';
 import type { Model } from './model.js';
 import type { ModelMeta } from './model-meta.js';
-import { EMPTY_STATE } from './query/select-plan.js';
+import { sql } from 'kysely';
+import { runSql } from './execute-sql.js';
+import { EMPTY_STATE, planSelect } from './query/select-plan.js';
 import { inCondition } from './query/filter-ast.js';
 import { selectLinkedRows, selectRows, type Row } from './query/select-rows.js';
 
@@ -39,6 +41,25 @@ export class RecordBatch {
     const records = RecordBatch.fromRows(meta, rows);
     const byId = new Map(records.map((r) => [r.id, r]));
     return ids.map((id) => byId.get(id)).filter((r): r is Model => r !== undefined);
+  }
+
+  /**
+   * How many records a to-many relation of `record` holds (the records `await record.<field>`
+   * gives: active ones only), counted for the whole batch with one grouped query.
+   */
+  async relatedCount(field: OneToManyField | ManyToManyField, record: Model): Promise<number> {
+    const key = `#count:${field.name}`;
+    let pending = this.loaded.get(key);
+    if (!pending) {
+      pending = countRelated(field, this.records.map((r) => r.id));
+      this.loaded.set(key, pending);
+    }
+    return ((await pending).get(record.id) as number | undefined) ?? 0;
+  }
+
+  /** Sets a relation's values for the batch without a query (`record id → value`; to-many default to empty). */
+  preload(field: Field, values: Map<number, unknown>): void {
+    this.loaded.set(field.name, Promise.resolve(values));
   }
 
   /** The value of a relational field for `record`, loading it for the whole batch once. */
@@ -80,4 +101,22 @@ export class RecordBatch {
     }
     return map;
   }
+}
+
+/** `parent id → number of related records` for a to-many relation, in one grouped query. */
+async function countRelated(field: OneToManyField | ManyToManyField, ids: readonly (number | null)[]): Promise<Map<number, unknown>> {
+  const parents = ids.filter((id): id is number => typeof id === 'number');
+  if (!parents.length) return new Map();
+  const { scope, where } = planSelect(field.target, EMPTY_STATE);
+  const rows = field instanceof OneToManyField
+    ? await runSql<{ parent: number; n: number }>(sql`SELECT ${sql.id(scope.alias, field.inverse.column!)} AS parent, count(*)::int AS n
+        FROM ${scope.from()} WHERE ${sql.id(scope.alias, field.inverse.column!)} = ANY(${parents}) AND ${where}
+        GROUP BY 1`)
+    : await (async () => {
+      const rel = scope.newAlias();
+      return runSql<{ parent: number; n: number }>(sql`SELECT ${sql.id(rel, field.join.sourceColumn)} AS parent, count(*)::int AS n
+        FROM ${sql.table(field.join.table)} AS ${sql.id(rel)} JOIN ${scope.from()} ON ${sql.id(scope.alias, 'id')} = ${sql.id(rel, field.join.targetColumn)}
+        WHERE ${sql.id(rel, field.join.sourceColumn)} = ANY(${parents}) AND ${where} GROUP BY 1`);
+    })();
+  return new Map(rows.map((r) => [r.parent, r.n]));
 }

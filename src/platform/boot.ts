@@ -5,6 +5,8 @@ import { ModuleCatalog } from '../modules/module-catalog.js';
 import { Platform } from './platform.js';
 
 export async function bootPlatform(settings: Settings): Promise<Platform> {
-  const engine = createEngine({ databaseUrl: settings.databaseUrl, dataDir: settings.dataDir, poolMax: settings.poolMax });
+  const engine = createEngine({
+    databaseUrl: settings.databaseUrl, dataDir: settings.dataDir, poolMax: settings.poolMax, prepareStatements: settings.pgPrepare,
+  });
   return new Platform(engine, await ModuleCatalog.scan(moduleRoots(settings)));
 }

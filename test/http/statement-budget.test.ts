@@ -1,23 +1,25 @@
 /**
- * No N+1 (ARCHITECTURE §4, read-records.ts): reading relations along field paths costs one
- * statement per relation of the tree, whatever the number of records. Counted with
+ * No N+1 (ARCHITECTURE §4, read-records.ts): reading relations along field paths costs a fixed
+ * number of statements, whatever the number of records (plain relations are read by the same
+ * SELECT; the others with one statement per relation of the tree). Counted with
  * `t.countStatements`, which sees every statement the test database executes — including the
  * one that checks the credential and the install flag.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Contact } from '../../modules/contacts/models/contact.js';
+import { ProjectProject } from '../../modules/project/models/project_project.js';
 import { ProjectStage } from '../../modules/project/models/project_stage.js';
 import { ProjectTag } from '../../modules/project/models/project_tag.js';
 import { ProjectTask } from '../../modules/project/models/project_task.js';
 import { testDatabase, type TestDatabase } from '../support/test-database.js';
 
 /**
- * Query: credential/flag check + tasks + assignees + tags + stages.
- * Observed: 5 (read routes run without BEGIN/COMMIT).
+ * Query: credential/flag check + one SELECT that renders assignees, tags and stages as JSON
+ * (read routes run without BEGIN/COMMIT).
  */
-const QUERY_STATEMENTS = 5;
-/** Fetch: credential/flag check + task + subtasks + their assignees + tags + stages. Observed: 6. */
-const FETCH_STATEMENTS = 6;
+const QUERY_STATEMENTS = 2;
+/** Fetch: credential/flag check + one SELECT with the subtasks and their relations nested. */
+const FETCH_STATEMENTS = 2;
 
 let t: TestDatabase;
 let parentFew: number;
@@ -106,6 +108,43 @@ describe('statement budget', () => {
     }
     expect(few.count, few.statements.join('\n')).toBe(FETCH_STATEMENTS);
     expect(many.count, many.statements.join('\n')).toBe(FETCH_STATEMENTS);
+  });
+
+  it('creating a task in a project is one INSERT carrying its computed fields', async () => {
+    const projectId = await t.run(async () => (await ProjectProject.create({ name: 'Budget project' })).id);
+    let body: any;
+    const counted = await t.countStatements(async () => {
+      const res = await t.api('POST', '/api/create/ProjectTask', { name: 'Budget created', project: projectId, planned_hours: 8, effective_hours: 3 });
+      expect(res.statusCode, res.body).toBe(200);
+      body = res.json();
+    });
+    // Credential check, BEGIN, INSERT … RETURNING, COMMIT: no reload, no recompute UPDATE.
+    expect(counted.count, counted.statements.join('\n')).toBe(4);
+    expect(counted.statements[2]).toMatch(/^INSERT INTO "project_task"/);
+    expect(body).toEqual({ id: expect.any(Number), name: 'Budget created', display_name: 'Budget created' });
+    const [stored] = await t.run(() => ProjectTask.query({ id: body.id }).read(['remaining_hours', 'subtask_count', 'project.task_count']));
+    expect(stored).toMatchObject({ remaining_hours: 5, subtask_count: 0, project: { id: projectId, task_count: 1 } });
+  });
+
+  it('listing 2 or 20 projects with their task counts costs the same', async () => {
+    const projects = await t.run(async () => {
+      const created = await ProjectProject.create_many(Array.from({ length: 20 }, (_, i) => ({ name: `Counted ${String(i).padStart(2, '0')}` })));
+      await ProjectTask.create_many(created.flatMap((p, i) => Array.from({ length: i % 4 }, (_, k) => ({ name: `counted task ${k}`, project: p.id }))));
+      // An archived task is not counted.
+      await ProjectTask.create({ name: 'archived counted task', project: created[3]!.id, active: false });
+      return created.map((p) => p.id);
+    });
+    const list = (limit: number) => t.countStatements(async () => {
+      const res = await t.api('POST', '/api/query/ProjectProject', { fields: ['name', 'task_count'], filter_str: "Q(name__startswith='Counted')", limit });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().map((p: any) => p.task_count)).toEqual(Array.from({ length: limit }, (_, i) => i % 4));
+    });
+    const few = await list(2);
+    const many = await list(20);
+    expect(projects).toHaveLength(20);
+    // Credential check, the projects, their records for the compute, one grouped count.
+    expect(few.count, few.statements.join('\n')).toBe(4);
+    expect(many.count, many.statements.join('\n')).toBe(4);
   });
 
   it('grouping by a relation costs the same for few and many groups', async () => {

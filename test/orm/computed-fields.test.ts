@@ -240,3 +240,33 @@ describe('setter', () => {
     expect(res.json()).toMatchObject({ total: 0, discount: 0.2, setter_log: 'set 20;' });
   });
 });
+
+describe('count_related', () => {
+  it('counts a OneToMany and a ManyToMany for every record of the batch with one query each', async () => {
+    const result = await t.run(async () => {
+      const labels = await model('OrmLabel').create_many([{ name: 'count-a' }, { name: 'count-b' }]);
+      const orders = await Order().create_many([
+        { name: 'count 0' },
+        { name: 'count 1', lines: [{ amount: 1 }], labels: [labels[0]!.id] },
+        { name: 'count 3', lines: [{ amount: 1 }, { amount: 2 }, { amount: 3 }], labels: labels.map((l) => l.id) },
+      ]);
+      const loaded = await Order().browse(orders.map((o) => o.id));
+      const database = await t.platform.database(t.name);
+      const before = database.statementCount;
+      const counts = await Promise.all(loaded.map(async (o) => [await o.count_related('lines'), await o.count_related('labels')]));
+      return [...counts, [database.statementCount - before]];
+    });
+    expect(result.slice(0, 3)).toEqual([[0, 0], [1, 1], [3, 2]]);
+    // Two grouped counts for three records: one per relation, not one per record.
+    expect(result[3]).toEqual([2]);
+  });
+
+  it('refuses a field that is not a to-many relation', async () => {
+    const err = await t.failure(async () => {
+      const order = await Order().create({ name: 'count refused' });
+      await order.count_related('name');
+    });
+    expect(err).toBeInstanceOf(TypeError);
+    expect(err.message).toContain("'name' is not a OneToMany or ManyToMany");
+  });
+});

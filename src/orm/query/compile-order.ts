@@ -1,7 +1,7 @@
 /**
  * Ordering entries (`deadline ASC`, `stage__sequence DESC`, `stage.name ASC NULLS LAST`) → ORDER
  * BY items. ManyToOne traversals join through the scope; ordering by a ManyToOne itself orders
- * by the target's own default order. The primary key always ends the list so pages are stable.
+ * by the target's own default order. The primary key ends the list (unless it is already in it) so pages are stable.
  */
 import { sql, type RawBuilder } from 'kysely';
 import { QuerySyntaxError } from '../../errors.js';
@@ -34,8 +34,13 @@ export function parseOrderEntry(entry: unknown): OrderEntry {
 export function compileOrder(entries: readonly string[], scope: QueryScope): Sql[] {
   if (entries.length > MAX_ENTRIES) throw new QuerySyntaxError(`At most ${MAX_ENTRIES} ordering entries`);
   const items: Sql[] = [];
-  for (const raw of entries) items.push(...orderItems(parseOrderEntry(raw), scope, scope.alias, scope.meta, 0));
-  items.push(sql`${sql.id(scope.alias, 'id')} ASC`);
+  let byId = false;
+  for (const raw of entries) {
+    const entry = parseOrderEntry(raw);
+    items.push(...orderItems(entry, scope, scope.alias, scope.meta, 0));
+    byId ||= entry.path.length === 1 && entry.path[0] === 'id';
+  }
+  if (!byId) items.push(sql`${sql.id(scope.alias, 'id')} ASC`);
   return items;
 }
 

@@ -9,9 +9,17 @@ import type { Field } from '../fields/field.js';
 import type { JoinTable } from '../fields/relational-fields.js';
 import type { ModelMeta } from '../model-meta.js';
 import { runSql } from '../execute-sql.js';
+import type { QueryScope } from './query-scope.js';
 import { orderAndPage, planSelect, type QueryState } from './select-plan.js';
 
 export type Row = Record<string, unknown>;
+
+/** What a SELECT returns: stored fields as plain columns, or a builder given the query's scope (joins). */
+export type SelectList = readonly Field[] | ((scope: QueryScope) => RawBuilder<unknown>);
+
+function buildList(list: SelectList, scope: QueryScope): RawBuilder<unknown> {
+  return typeof list === 'function' ? list(scope) : selectList(scope.alias, list);
+}
 
 export function selectList(alias: string, fields: readonly Field[]): RawBuilder<unknown> {
   const cols = [sql`${sql.id(alias, 'id')} AS "id"`];
@@ -29,10 +37,11 @@ export function withRecName(meta: ModelMeta, fields: Iterable<Field>): Field[] {
   return [...out.values()];
 }
 
-export async function selectRows(meta: ModelMeta, state: QueryState, fields: readonly Field[]): Promise<Row[]> {
+export async function selectRows(meta: ModelMeta, state: QueryState, list: SelectList): Promise<Row[]> {
   const { scope, where } = planSelect(meta, state);
-  const tail = orderAndPage(meta, state, scope); // before from(): ordering may add joins
-  return runSql<Row>(sql`SELECT ${selectList(scope.alias, fields)} FROM ${scope.from()} WHERE ${where} ${tail}`);
+  const tail = orderAndPage(meta, state, scope); // before from(): ordering and the list may add joins
+  const columns = buildList(list, scope);
+  return runSql<Row>(sql`SELECT ${columns} FROM ${scope.from()} WHERE ${where} ${tail}`);
 }
 
 /** Rows of `meta` linked through a join table to any of `parentIds`, each with `__parent`. */
@@ -41,12 +50,13 @@ export async function selectLinkedRows(
   join: JoinTable,
   parentIds: readonly number[],
   state: QueryState,
-  fields: readonly Field[],
+  list: SelectList,
 ): Promise<Row[]> {
   const { scope, where } = planSelect(meta, state);
   const tail = orderAndPage(meta, state, scope);
   const rel = scope.newAlias();
-  return runSql<Row>(sql`SELECT ${sql.id(rel, join.sourceColumn)} AS "__parent", ${selectList(scope.alias, fields)}
+  const columns = buildList(list, scope);
+  return runSql<Row>(sql`SELECT ${sql.id(rel, join.sourceColumn)} AS "__parent", ${columns}
     FROM ${sql.table(join.table)} AS ${sql.id(rel)} JOIN ${scope.from()} ON ${sql.id(scope.alias, 'id')} = ${sql.id(rel, join.targetColumn)}
     WHERE ${sql.id(rel, join.sourceColumn)} = ANY(${parentIds}) AND ${where} ${tail}`);
 }

@@ -1,27 +1,126 @@
 /**
- * Serializes records for the API along a field tree, prefetching each relation of the tree with
- * one query for all records of the level (never one per record): 50 tasks with `stage.name` and
- * `tags.name` cost three statements whatever the page size. A ManyToOne comes back as
+ * Serializes records for the API along a field tree. A ManyToOne comes back as
  * `{id, display_name, …requested}` or null; a to-many as an array of such objects.
+ *
+ * Relations whose whole subtree is plain stored data are read by the same SELECT, rendered as JSON
+ * by PostgreSQL: a ManyToOne through a LEFT JOIN and `json_build_object`, a to-many through a
+ * correlated `json_agg` subquery — 50 tasks with `stage.name`, `assignee.name` and `tags.name` are
+ * one statement. A subtree that needs model code (a non-stored computed field) or holds a type
+ * JSON cannot carry faithfully (Binary) is prefetched instead, with one query per relation for all
+ * records of the level (never one per record).
  */
+import { sql, type RawBuilder } from 'kysely';
 import type { Field } from '../fields/field.js';
 import { ManyToManyField, ManyToOneField, OneToManyField, RelationalField } from '../fields/relational-fields.js';
 import { displayName } from '../display-name.js';
-import { EMPTY_STATE, type QueryState } from '../query/select-plan.js';
+import { EMPTY_STATE, planSelect, type QueryState } from '../query/select-plan.js';
+import { compileOrder } from '../query/compile-order.js';
 import { inCondition } from '../query/filter-ast.js';
-import { selectLinkedRows, selectRows, withRecName, type Row } from '../query/select-rows.js';
+import type { QueryScope } from '../query/query-scope.js';
+import { selectLinkedRows, selectRows, withRecName, type Row, type SelectList } from '../query/select-rows.js';
 import { RecordBatch } from '../record-batch.js';
 import type { FieldTree } from './field-tree.js';
 
+type Sql = RawBuilder<unknown>;
 export type Serialized = Record<string, unknown>;
 
-/** Stored fields the rows of a tree level must carry. */
-export function columnsFor(tree: FieldTree): Field[] {
+/** `json_build_object` takes at most 100 arguments, i.e. 50 key/value pairs. */
+const MAX_JSON_PAIRS = 50;
+
+/** The records a query state selects, serialized along `tree`. */
+export async function readTree(tree: FieldTree, state: QueryState): Promise<Serialized[]> {
+  const rows = await selectRows(tree.meta, state, levelList(tree, state.publicOnly));
+  return serializeRows(tree, rows, state.publicOnly);
+}
+
+/** The subtree read through a relation (a bare relation reads just `id` and `display_name`). */
+function subtreeOf(field: RelationalField, children: FieldTree | null): FieldTree {
+  return children ?? { meta: field.target, fields: new Map() };
+}
+
+/** Whether SQL alone can render a subtree as JSON (see the header). */
+function isInlinable(tree: FieldTree): boolean {
+  if (tree.fields.size + 2 > MAX_JSON_PAIRS) return false;
+  for (const [name, { field, children }] of tree.fields) {
+    if (name === 'id' || name === 'display_name') continue;
+    if (field instanceof RelationalField) {
+      if (field instanceof ManyToOneField && !field.column) return false;
+      if (!isInlinable(subtreeOf(field, children))) return false;
+    } else if (!field.column || field.type === 'Binary') {
+      return false;
+    }
+  }
+  return true;
+}
+
+/** Stored fields a level's rows carry: the requested ones plus what `display_name` needs. */
+function storedFieldsOf(tree: FieldTree): Field[] {
   return withRecName(tree.meta, [...tree.fields.values()].map((e) => e.field));
 }
 
-/** Serializes already-selected rows (which carry `columnsFor(tree)`) and their relations. */
-export async function serializeRows(tree: FieldTree, rows: readonly Row[], publicOnly: boolean): Promise<Serialized[]> {
+/**
+ * The values of one tree level, each as a SQL expression under its field name: plain columns,
+ * inlined relations as JSON (joins and subqueries go into `scope`).
+ */
+function levelValues(tree: FieldTree, scope: QueryScope, alias: string, publicOnly: boolean): [string, Sql][] {
+  const values: [string, Sql][] = [['id', sql.id(alias, 'id')]];
+  for (const f of storedFieldsOf(tree)) {
+    if (f.name === 'id') continue;
+    const entry = tree.fields.get(f.name);
+    if (entry && f instanceof ManyToOneField && isInlinable(subtreeOf(f, entry.children))) {
+      const target = scope.joinManyToOne(alias, f);
+      const object = jsonObject(subtreeOf(f, entry.children), scope, target, publicOnly);
+      values.push([f.name, sql`CASE WHEN ${sql.id(target, 'id')} IS NULL THEN NULL ELSE ${object} END`]);
+    } else {
+      values.push([f.name, sql.id(alias, f.column!)]);
+    }
+  }
+  for (const [name, { field, children }] of tree.fields) {
+    if (!(field instanceof OneToManyField || field instanceof ManyToManyField)) continue;
+    const sub = subtreeOf(field, children);
+    if (isInlinable(sub)) values.push([name, jsonList(field, sub, scope, alias, publicOnly)]);
+  }
+  return values;
+}
+
+/** The select list of a level; `parentColumn` adds that column as `__parent` (the grouping key of a to-many). */
+function levelList(tree: FieldTree, publicOnly: boolean, parentColumn?: string): SelectList {
+  return (scope) => {
+    const items = levelValues(tree, scope, scope.alias, publicOnly).map(([name, value]) => sql`${value} AS ${sql.id(name)}`);
+    if (parentColumn) items.push(sql`${sql.id(scope.alias, parentColumn)} AS "__parent"`);
+    return sql.join(items, sql`, `);
+  };
+}
+
+function jsonObject(tree: FieldTree, scope: QueryScope, alias: string, publicOnly: boolean): Sql {
+  const pairs = levelValues(tree, scope, alias, publicOnly).map(([name, value]) => sql`${sql.lit(name)}, ${value}`);
+  return sql`json_build_object(${sql.join(pairs, sql`, `)})`;
+}
+
+/**
+ * A to-many relation of the row `parentAlias` as a JSON array, in the target's default order and
+ * under the same rules as any query of the target (archived records left out).
+ */
+function jsonList(
+  field: OneToManyField | ManyToManyField, tree: FieldTree, parent: QueryScope, parentAlias: string, publicOnly: boolean,
+): Sql {
+  const scope = parent.child(tree.meta);
+  const { where } = planSelect(tree.meta, { ...EMPTY_STATE, publicOnly }, scope);
+  const order = sql.join(compileOrder(tree.meta.orderBy, scope), sql`, `);
+  const object = jsonObject(tree, scope, scope.alias, publicOnly);
+  const aggregate = sql`coalesce(json_agg(${object} ORDER BY ${order}), '[]'::json)`;
+  if (field instanceof OneToManyField) {
+    return sql`(SELECT ${aggregate} FROM ${scope.from()}
+      WHERE ${sql.id(scope.alias, field.inverse.column!)} = ${sql.id(parentAlias, 'id')} AND ${where})`;
+  }
+  const rel = scope.newAlias();
+  return sql`(SELECT ${aggregate} FROM ${sql.table(field.join.table)} AS ${sql.id(rel)}
+    JOIN ${scope.from()} ON ${sql.id(scope.alias, 'id')} = ${sql.id(rel, field.join.targetColumn)}
+    WHERE ${sql.id(rel, field.join.sourceColumn)} = ${sql.id(parentAlias, 'id')} AND ${where})`;
+}
+
+/** Serializes rows selected with `levelList(tree)` (or built as JSON by it) and their relations. */
+async function serializeRows(tree: FieldTree, rows: readonly Row[], publicOnly: boolean): Promise<Serialized[]> {
   const { meta } = tree;
   const out: Serialized[] = rows.map((row) => {
     const obj: Serialized = { id: row.id, display_name: displayName(meta, row) };
@@ -34,26 +133,40 @@ export async function serializeRows(tree: FieldTree, rows: readonly Row[], publi
   const ids = rows.map((r) => r.id as number);
   const state: QueryState = { ...EMPTY_STATE, publicOnly };
   for (const [name, { field, children }] of tree.fields) {
-    const sub: FieldTree = children ?? { meta: (field as RelationalField).target ?? meta, fields: new Map() };
     if (field instanceof ManyToOneField && field.column) {
+      const sub = subtreeOf(field, children);
+      if (isInlinable(sub)) {
+        const linked = rows.map((r) => r[name] as Row | null);
+        const serialized = await serializeRows(sub, linked.filter((r): r is Row => r !== null), publicOnly);
+        let next = 0;
+        linked.forEach((r, i) => (out[i]![name] = r === null ? null : serialized[next++]!));
+        continue;
+      }
       const targetIds = [...new Set(rows.map((r) => r[name]).filter((v): v is number => typeof v === 'number'))];
       const byId = new Map<number, Serialized>();
       if (targetIds.length) {
         // A linked record is shown even when archived: the archivable default is for listing.
         const targetRows = await selectRows(sub.meta, {
           ...state, activeTest: false, filters: [inCondition(['id'], targetIds)], order: ['id ASC'],
-        }, columnsFor(sub));
+        }, levelList(sub, publicOnly));
         for (const s of await serializeRows(sub, targetRows, publicOnly)) byId.set(s.id as number, s);
       }
       rows.forEach((r, i) => (out[i]![name] = byId.get(r[name] as number) ?? null));
-    } else if (field instanceof OneToManyField) {
-      const grouped = groupBy(ids.length ? await selectRows(sub.meta, {
-        ...state, filters: [inCondition([field.inverseName], ids)],
-      }, [...columnsFor(sub), field.inverse]) : [], field.inverseName);
-      await assignGroups(out, ids, name, sub, grouped, publicOnly);
-    } else if (field instanceof ManyToManyField) {
-      const grouped = groupBy(ids.length ? await selectLinkedRows(sub.meta, field.join, ids, state, columnsFor(sub)) : [], '__parent');
-      await assignGroups(out, ids, name, sub, grouped, publicOnly);
+    } else if (field instanceof OneToManyField || field instanceof ManyToManyField) {
+      const sub = subtreeOf(field, children);
+      if (isInlinable(sub)) {
+        await assignLists(out, rows.map((r) => r[name] as Row[]), name, sub, publicOnly);
+        continue;
+      }
+      let linked: Row[] = [];
+      if (ids.length && field instanceof OneToManyField) {
+        const filters = [inCondition([field.inverseName], ids)];
+        linked = await selectRows(sub.meta, { ...state, filters }, levelList(sub, publicOnly, field.inverse.column!));
+      } else if (ids.length && field instanceof ManyToManyField) {
+        linked = await selectLinkedRows(sub.meta, field.join, ids, state, levelList(sub, publicOnly));
+      }
+      const grouped = groupBy(linked, '__parent');
+      await assignLists(out, ids.map((id) => grouped.get(id) ?? []), name, sub, publicOnly);
     } else if (field.isComputed && !field.isStored && name !== 'display_name') {
       const records = await RecordBatch.load(meta, ids);
       const method = field.options.calculate!;
@@ -78,12 +191,9 @@ function groupBy(rows: Row[], key: string): Map<number, Row[]> {
   return map;
 }
 
-async function assignGroups(
-  out: Serialized[], ids: number[], name: string, sub: FieldTree, grouped: Map<number, Row[]>, publicOnly: boolean,
-): Promise<void> {
-  const all = [...grouped.values()].flat();
-  const serialized = await serializeRows(sub, all, publicOnly);
-  const byRow = new Map<Row, Serialized>(all.map((r, i) => [r, serialized[i]!]));
-  ids.forEach((id, i) => (out[i]![name] = (grouped.get(id) ?? []).map((r) => byRow.get(r)!)));
+/** Serializes each output record's list of related rows (all lists of the level in one pass). */
+async function assignLists(out: Serialized[], lists: Row[][], name: string, sub: FieldTree, publicOnly: boolean): Promise<void> {
+  const serialized = await serializeRows(sub, lists.flat(), publicOnly);
+  let next = 0;
+  lists.forEach((list, i) => (out[i]![name] = list.map(() => serialized[next++]!)));
 }
-

@@ -13,6 +13,8 @@ import { RecordBatch } from '../record-batch.js';
 import { checkRequired, sortValues, type SortedValues } from './write-values.js';
 import { linkManyToMany, writeOneToMany } from './write-relations.js';
 import { collectDependents, flushRecompute, newPending, triggeredFieldNames } from './recompute.js';
+import { precompute, precomputableFields } from './precompute.js';
+import { selectList, type Row } from '../query/select-rows.js';
 
 export async function createRecords(meta: ModelMeta, valsList: readonly Record<string, unknown>[]): Promise<Model[]> {
   if (!valsList.length) return [];
@@ -34,38 +36,47 @@ export async function createRecords(meta: ModelMeta, valsList: readonly Record<s
     return sorted;
   });
 
+  // The new records' own computed fields, where they need nothing the INSERT creates.
+  const setterRuns = sortedList.some((s) => s.setters.length);
+  const writtenRelations = new Set<Field>();
+  for (const s of sortedList) for (const [f] of [...s.manyToMany, ...s.oneToMany]) writtenRelations.add(f);
+  const precomputed = setterRuns ? [] : precomputableFields(meta, writtenRelations);
+  if (precomputed.length) await precompute(meta, sortedList, precomputed);
+
   const columns: Field[] = [];
   for (const s of sortedList) for (const f of s.columns.keys()) if (!columns.includes(f)) columns.push(f);
   const rowsSql = sortedList.map((s) => sql`(${sql.join(columns.map((f) => (s.columns.has(f) ? s.columns.get(f) : null)))})`);
-  const inserted = await runSql<{ id: number }>(sql`INSERT INTO ${sql.table(meta.table)}
-    (${sql.join(columns.map((f) => sql.id(f.column!)))}) VALUES ${sql.join(rowsSql)} RETURNING id`);
-  const ids = inserted.map((r) => r.id);
+  const inserted = await runSql<Row>(sql`INSERT INTO ${sql.table(meta.table)}
+    (${sql.join(columns.map((f) => sql.id(f.column!)))}) VALUES ${sql.join(rowsSql)}
+    RETURNING ${selectList(meta.table, RecordBatch.storedFields(meta))}`);
+  const ids = inserted.map((r) => r.id as number);
 
   await linkManyToMany(meta, ids, sortedList.map((s) => s.manyToMany), 'create');
   for (let i = 0; i < ids.length; i++) {
     for (const [field, lines] of sortedList[i]!.oneToMany) await writeOneToMany(field, ids[i]!, lines, 'create');
   }
-  const pending = newPending();
-  const setterRuns = sortedList.some((s) => s.setters.length);
   if (setterRuns) {
     const records = await RecordBatch.load(meta, ids);
     for (let i = 0; i < records.length; i++) {
       for (const [field, value] of sortedList[i]!.setters) await (records[i] as any)[field.options.setter!](value);
     }
   }
-  // New records: their own stored computed fields, and whatever depends on any of their fields.
+  // The computed fields left for after the INSERT, and whatever depends on the new records.
+  const pending = newPending();
+  const upToDate = new Set(precomputed);
   for (const f of meta.fields.values()) {
-    if (f.isComputed && f.isStored) {
+    if (f.isComputed && f.isStored && !upToDate.has(f)) {
       const byField = pending.get(meta) ?? new Map();
       byField.set(f, new Set(ids));
       pending.set(meta, byField);
     }
   }
-  await collectDependents(meta, ids, triggeredFieldNames(meta), pending);
-  await flushRecompute(pending);
-  return RecordBatch.load(meta, ids);
+  await collectDependents(meta, ids, triggeredFieldNames(meta), pending, { rows: inserted, upToDate });
+  const changed = await flushRecompute(pending);
+  // The inserted rows are the records as stored, unless something written since may have changed them.
+  const stale = setterRuns || writtenRelations.size > 0 || ids.some((id) => changed.get(meta)?.has(id));
+  return stale ? RecordBatch.load(meta, ids) : RecordBatch.fromRows(meta, inserted);
 }
-
 function hasValue(sorted: SortedValues, meta: ModelMeta, name: string): boolean {
   const v = sorted.columns.get(meta.fields.get(name)!);
   return v !== undefined && v !== null;

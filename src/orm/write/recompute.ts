@@ -6,12 +6,13 @@
  */
 import { sql } from 'kysely';
 import type { Field } from '../fields/field.js';
-import { RelationalField } from '../fields/relational-fields.js';
+import { OneToManyField, RelationalField } from '../fields/relational-fields.js';
 import type { ModelMeta } from '../model-meta.js';
 import { runSql } from '../execute-sql.js';
 import { QuerySet } from '../queryset.js';
 import { inCondition } from '../query/filter-ast.js';
 import { RecordBatch } from '../record-batch.js';
+import type { Row } from '../query/select-rows.js';
 
 const MAX_CASCADE = 32;
 
@@ -44,8 +45,17 @@ export function changesLinks(meta: ModelMeta, fieldNames: Iterable<string>): boo
   return false;
 }
 
+export interface DependentsHints {
+  /** The current values of records `ids` by field name (new records: their inserted rows). */
+  readonly rows?: readonly Row[];
+  /** Computed fields of these same records that are already up to date (computed before the INSERT). */
+  readonly upToDate?: ReadonlySet<Field>;
+}
+
 /** Adds to `pending` the records whose computed fields depend on `fieldNames` of records `ids`. */
-export async function collectDependents(meta: ModelMeta, ids: readonly number[], fieldNames: Iterable<string>, pending: Pending): Promise<void> {
+export async function collectDependents(
+  meta: ModelMeta, ids: readonly number[], fieldNames: Iterable<string>, pending: Pending, hints: DependentsHints = {},
+): Promise<void> {
   if (!ids.length) return;
   // Several changed fields (or depends paths) often lead to the same records through the same
   // path (`tasks` and `tasks.active` both reach a task's project): look each path up once.
@@ -53,7 +63,7 @@ export async function collectDependents(meta: ModelMeta, ids: readonly number[],
   for (const name of fieldNames) {
     for (const t of meta.registry.triggers.get(`${meta.name}.${name}`) ?? []) {
       if (!t.prefix.length) {
-        addPending(pending, t.owner, t.field, ids);
+        if (!(t.owner === meta && hints.upToDate?.has(t.field))) addPending(pending, t.owner, t.field, ids);
         continue;
       }
       const key = `${t.owner.name}:${t.prefix.join('__')}`;
@@ -63,23 +73,52 @@ export async function collectDependents(meta: ModelMeta, ids: readonly number[],
     }
   }
   for (const { owner, prefix, fields } of byPath.values()) {
-    const owners = await new QuerySet(owner).with_archived().filter(inCondition([...prefix, 'id'], ids)).ids();
+    const owners = ownersFromRows(owner, prefix, meta, hints.rows)
+      ?? await new QuerySet(owner).with_archived().filter(inCondition([...prefix, 'id'], ids)).ids();
     for (const field of fields) addPending(pending, owner, field, owners);
   }
 }
 
-/** Recomputes everything pending, cascading to fields that depend on the recomputed ones. */
-export async function flushRecompute(pending: Pending, depth = 0): Promise<void> {
+/**
+ * The owners one OneToMany step away, read off the changed records' own link (a task's `project`
+ * names the project whose `tasks` changed) instead of queried; undefined when that does not apply.
+ */
+function ownersFromRows(owner: ModelMeta, prefix: readonly string[], meta: ModelMeta, rows?: readonly Row[]): number[] | undefined {
+  if (!rows || prefix.length !== 1) return undefined;
+  const step = owner.fields.get(prefix[0]!);
+  if (!(step instanceof OneToManyField) || step.target !== meta) return undefined;
+  const owners = new Set<number>();
+  for (const row of rows) {
+    const id = row[step.inverseName];
+    if (typeof id === 'number') owners.add(id);
+  }
+  return [...owners];
+}
+
+/**
+ * Recomputes everything pending, cascading to fields that depend on the recomputed ones; returns
+ * the records whose stored values changed.
+ */
+export async function flushRecompute(pending: Pending, depth = 0, changedRecords: Changed = new Map()): Promise<Changed> {
   if (depth > MAX_CASCADE) throw new Error('Stored computed fields depend on each other in a cycle');
   const next = newPending();
   for (const [owner, byField] of pending) {
     for (const [field, idSet] of byField) {
       const changed = await recomputeField(owner, field, [...idSet]);
+      if (changed.length) {
+        const set = changedRecords.get(owner) ?? new Set<number>();
+        for (const id of changed) set.add(id);
+        changedRecords.set(owner, set);
+      }
       await collectDependents(owner, changed, [field.name], next);
     }
   }
-  if (next.size) await flushRecompute(next, depth + 1);
+  if (next.size) await flushRecompute(next, depth + 1, changedRecords);
+  return changedRecords;
 }
+
+/** Records whose stored computed values a recompute changed, by model. */
+export type Changed = Map<ModelMeta, Set<number>>;
 
 /** Recomputes one stored field on `ids`; returns the ids whose value changed. */
 async function recomputeField(meta: ModelMeta, field: Field, ids: number[]): Promise<number[]> {

@@ -1,0 +1,281 @@
+/**
+ * Named prepared statements for the PostgreSQL engine. Kysely's PostgresConnection calls
+ * `client.query(sql, params)`, which pg sends unnamed: PostgreSQL parses and plans the text again on
+ * every call. `PreparingPool` wraps the `pg.Pool` handed to Kysely's PostgresDialect; its clients
+ * turn `query(text, values)` into `query({ name, text, values })` when that pays off:
+ *
+ * - only DML (text starting with SELECT/INSERT/UPDATE/DELETE/WITH), never DDL, transaction control,
+ *   SET, SAVEPOINT…; a parameterless text holding `;` (possibly several statements) is left alone;
+ * - only once the pool has seen the text `minUses` times (2), counted in a bounded LRU map of
+ *   statement names, so one-off statements never occupy a connection;
+ * - at most `maxPerConnection` (256) per connection: preparing one more first DEALLOCATEs the least
+ *   recently used one on that connection (and removes it from pg's per-connection cache).
+ *
+ * The name is `ff_` + 32 hex digits of the SHA-1 of the text: the same text always has the same name,
+ * on every connection. Each connection's calls are serialised here (pg would queue them anyway), so
+ * an eviction's DEALLOCATE never races a query of the same connection that uses the evicted name.
+ *
+ * Stale plans. PostgreSQL re-plans a prepared statement after DDL, but fails it with 0A000 "cached
+ * plan must not change result type" when its result columns changed (`SELECT *` after ADD COLUMN,
+ * ALTER COLUMN TYPE). DDL sent through this pool bumps the pool's schema epoch: the connection that
+ * ran it prepares nothing more until it is released, and every connection DEALLOCATEs ALL when next
+ * acquired. DDL from elsewhere (another process) is caught on use: on 0A000, 26000 (prepared
+ * statement does not exist) or 42P05 (already exists) the connection forgets all its statements; outside
+ * a transaction they are DEALLOCATEd and the statement is retried once, unnamed, so the caller sees
+ * no error; inside a transaction the error aborts it (PostgreSQL's doing, nothing to retry), the
+ * connection prepares nothing more until released and is cleaned when next acquired, so the next
+ * attempt succeeds.
+ *
+ * Relies on two pg internals, both guarded: `client.connection.parsedStatements` (pg's record of the
+ * names parsed on the connection) and `client.getTransactionStatus()`. A client without them is
+ * used as is, unnamed. Internal DEALLOCATEs run below Kysely, so statement counts are unchanged.
+ */
+import { createHash } from 'node:crypto';
+import type { PostgresCursor, PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely';
+import type pg from 'pg';
+
+export interface PreparedStatementOptions {
+  /** Named statements kept per connection; beyond it the least recently used is deallocated (default 256). */
+  maxPerConnection?: number;
+  /** Executions the pool must have seen of a text before a connection prepares it (default 2). */
+  minUses?: number;
+  /** Distinct statements whose executions the pool counts, least recently used forgotten first. */
+  trackedStatements?: number;
+}
+
+export const DEFAULT_MAX_PREPARED_PER_CONNECTION = 256;
+
+/** The statement name of a SQL text: stable, and distinct texts never share one. */
+export function statementName(text: string): string {
+  return `ff_${createHash('sha1').update(text).digest('hex').slice(0, 32)}`;
+}
+
+const DML = /^\s*(?:select|insert|update|delete|with)\b/i;
+/** Statements that may change result types of existing statements. */
+const DDL = /^\s*(?:create|alter|drop|do|import)\b/i;
+/** Statements that deallocate prepared statements behind pg's back. */
+const DEALLOCATING = /^\s*(?:deallocate|discard)\b/i;
+
+/** Whether a text is eligible as a named statement at all (repetition decides the rest). */
+export function isPreparable(text: string, parameterCount: number): boolean {
+  return DML.test(text) && (parameterCount > 0 || !text.includes(';'));
+}
+
+/** SQLSTATEs meaning the connection's prepared statements and pg's record of them disagree. */
+const STALE_PLAN = '0A000'; // cached plan must not change result type
+const NO_SUCH_STATEMENT = '26000';
+const DUPLICATE_STATEMENT = '42P05';
+
+type QueryResult = pg.QueryResult;
+
+export class PreparingPool implements PostgresPool {
+  readonly maxPerConnection: number;
+  readonly minUses: number;
+  readonly #trackedStatements: number;
+  /** Executions seen per statement name, least recently used first. */
+  readonly #uses = new Map<string, number>();
+  readonly #clients = new WeakMap<pg.PoolClient, PreparingClient>();
+  /** Bumped by DDL through this pool (and by a stale plan); connections compare theirs on acquire. */
+  schemaEpoch = 0;
+
+  constructor(
+    readonly pool: pg.Pool,
+    options: PreparedStatementOptions = {},
+  ) {
+    this.maxPerConnection = Math.max(0, Math.floor(options.maxPerConnection ?? DEFAULT_MAX_PREPARED_PER_CONNECTION));
+    this.minUses = Math.max(1, Math.floor(options.minUses ?? 2));
+    this.#trackedStatements = Math.max(1, options.trackedStatements ?? Math.max(1000, 4 * this.maxPerConnection));
+  }
+
+  async connect(): Promise<PostgresPoolClient> {
+    const client = await this.pool.connect();
+    let wrapper = this.#clients.get(client);
+    if (!wrapper) {
+      wrapper = new PreparingClient(client, this);
+      this.#clients.set(client, wrapper);
+    }
+    try {
+      await wrapper.acquired();
+    } catch (error) {
+      client.release(error instanceof Error ? error : true); // destroys it: its state is unknown
+      throw error;
+    }
+    return wrapper;
+  }
+
+  async end(): Promise<void> {
+    if (!this.pool.ended && !this.pool.ending) await this.pool.end();
+  }
+
+  /** Counts one execution of a statement; returns the count so far. */
+  recordUse(name: string): number {
+    const uses = Math.min((this.#uses.get(name) ?? 0) + 1, this.minUses);
+    this.#uses.delete(name);
+    this.#uses.set(name, uses);
+    if (this.#uses.size > this.#trackedStatements) this.#uses.delete(this.#uses.keys().next().value as string);
+    return uses;
+  }
+}
+
+/** One pooled pg client as Kysely sees it; the same wrapper every time the client is acquired. */
+class PreparingClient implements PostgresPoolClient {
+  /** pg's record of the names parsed on this connection (name → text), or undefined if unavailable. */
+  readonly #parsed: Record<string, string> | undefined;
+  /** Our named statements on this connection, least recently used first. */
+  readonly #prepared = new Set<string>();
+  /** Names that may exist on the server but are no longer in pg's record: DEALLOCATE ALL on acquire. */
+  #stale = false;
+  /** Prepare nothing until the client is released (it ran DDL, or hit a stale plan in a transaction). */
+  #suspended = false;
+  /** It ran DDL during this checkout: bump the pool's epoch again on release (the DDL is committed by then). */
+  #ranDdl = false;
+  #epoch: number;
+  /** Serialises this wrapper's calls on the client. */
+  #tail: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    readonly client: pg.PoolClient,
+    readonly owner: PreparingPool,
+  ) {
+    const connection = (client as unknown as { connection?: { parsedStatements?: unknown } }).connection;
+    const parsed = connection?.parsedStatements;
+    const supported =
+      owner.maxPerConnection > 0 &&
+      typeof parsed === 'object' &&
+      parsed !== null &&
+      typeof (client as Partial<pg.PoolClient>).getTransactionStatus === 'function';
+    this.#parsed = supported ? (parsed as Record<string, string>) : undefined;
+    this.#epoch = owner.schemaEpoch;
+  }
+
+  /** Names currently prepared by this wrapper on the connection (tests, ops). */
+  get preparedNames(): string[] {
+    return [...this.#prepared];
+  }
+
+  query<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>>;
+  query<R>(cursor: PostgresCursor<R>): PostgresCursor<R>;
+  query(sqlOrCursor: unknown, parameters?: ReadonlyArray<unknown>): unknown {
+    // A cursor (Kysely's streaming) goes straight to pg, unnamed.
+    if (typeof sqlOrCursor !== 'string') return this.client.query(sqlOrCursor as pg.Submittable);
+    const run = () => this.#execute(sqlOrCursor, parameters ? [...parameters] : []);
+    const result = this.#tail.then(run);
+    this.#tail = result.catch(() => {});
+    return result;
+  }
+
+  release(destroy?: Error | boolean): void {
+    if (this.#ranDdl) {
+      this.owner.schemaEpoch++; // committed (or rolled back) by now: plans made meanwhile may be stale
+      this.#ranDdl = false;
+    }
+    this.client.release(destroy);
+  }
+
+  /** Brings the connection in line with the pool before a checkout: stale plans are dropped. */
+  async acquired(): Promise<void> {
+    if (!this.#parsed) return;
+    if (this.#stale || (this.#epoch !== this.owner.schemaEpoch && this.#prepared.size > 0)) {
+      this.#forgetAll();
+      await this.client.query('DEALLOCATE ALL');
+      this.#stale = false;
+    }
+    this.#epoch = this.owner.schemaEpoch;
+    this.#suspended = false;
+    this.#ranDdl = false;
+  }
+
+  async #execute(text: string, values: unknown[]): Promise<QueryResult> {
+    if (!this.#parsed) return this.client.query(text, values);
+    if (!isPreparable(text, values.length)) {
+      if (DDL.test(text)) {
+        this.#suspended = true;
+        this.#ranDdl = true;
+        this.owner.schemaEpoch++;
+      } else if (DEALLOCATING.test(text)) {
+        this.#forgetAll();
+        this.#suspended = true;
+      }
+      return this.client.query(text, values);
+    }
+    const name = await this.#nameFor(text);
+    if (!name) return this.client.query(text, values);
+    const wasPrepared = this.#prepared.has(name);
+    try {
+      const result = await this.client.query({ name, text, values });
+      this.#prepared.add(name);
+      return result;
+    } catch (error) {
+      // Parsed, then failed in Bind or Execute (a constraint, a bad value): it exists all the same.
+      if (!wasPrepared && this.#parsed[name] === text) this.#prepared.add(name);
+      const code = sqlState(error);
+      const stale =
+        (wasPrepared && (code === STALE_PLAN || code === NO_SUCH_STATEMENT)) || (!wasPrepared && code === DUPLICATE_STATEMENT);
+      if (!stale) throw error;
+      // Whatever made this plan stale (DDL elsewhere) may have hit the other connections too.
+      if (code === STALE_PLAN) this.owner.schemaEpoch++;
+      this.#forgetAll(); // and the server may hold names pg no longer knows: DEALLOCATE ALL below or on acquire
+      if (this.client.getTransactionStatus() !== 'I') {
+        // The error aborted the transaction; clean up when the connection is next acquired.
+        this.#suspended = true;
+        throw error;
+      }
+      // Outside a transaction the failed statement had no effect: clean up and run it once, unnamed.
+      await this.client.query('DEALLOCATE ALL');
+      this.#stale = false;
+      this.#epoch = this.owner.schemaEpoch;
+      return this.client.query(text, values);
+    }
+  }
+
+  /** The name to send `text` under, or undefined to send it unnamed. Evicts to make room. */
+  async #nameFor(text: string): Promise<string | undefined> {
+    const parsed = this.#parsed!;
+    if (this.#suspended) return undefined;
+    const name = statementName(text);
+    if (this.#prepared.has(name)) {
+      // pg's record disagrees (a hash collision, or someone else's use of the name): leave it alone.
+      if (parsed[name] !== text) return undefined;
+      this.#prepared.delete(name);
+      this.#prepared.add(name); // most recently used
+      return name;
+    }
+    if (parsed[name] !== undefined) return undefined; // not ours
+    if (this.owner.recordUse(name) < this.owner.minUses) return undefined;
+    const status = this.client.getTransactionStatus();
+    if (status !== 'I' && status !== 'T') return undefined; // a failed transaction: nothing would be parsed
+    while (this.#prepared.size >= this.owner.maxPerConnection) {
+      const oldest = this.#prepared.values().next().value as string;
+      this.#prepared.delete(oldest);
+      delete parsed[oldest];
+      try {
+        // Queued on this client before the statement that needs the room; nothing else of ours is
+        // in flight on it (calls are serialised), so no queued query can still expect `oldest`.
+        await this.client.query(`DEALLOCATE ${quoteIdent(oldest)}`);
+      } catch {
+        // E.g. the transaction failed meanwhile: it may still exist, so drop everything on acquire.
+        this.#stale = true;
+        this.#suspended = true;
+        return undefined;
+      }
+    }
+    return name;
+  }
+
+  /** Removes all our names from pg's record; the server may still hold them until DEALLOCATE ALL. */
+  #forgetAll(): void {
+    for (const name of this.#prepared) delete this.#parsed![name];
+    this.#prepared.clear();
+    this.#stale = true;
+  }
+}
+
+function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+function sqlState(error: unknown): string | undefined {
+  return typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string'
+    ? error.code
+    : undefined;
+}
