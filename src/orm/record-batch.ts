@@ -108,15 +108,19 @@ async function countRelated(field: OneToManyField | ManyToManyField, ids: readon
   const parents = ids.filter((id): id is number => typeof id === 'number');
   if (!parents.length) return new Map();
   const { scope, where } = planSelect(field.target, EMPTY_STATE);
-  const rows = field instanceof OneToManyField
-    ? await runSql<{ parent: number; n: number }>(sql`SELECT ${sql.id(scope.alias, field.inverse.column!)} AS parent, count(*)::int AS n
-        FROM ${scope.from()} WHERE ${sql.id(scope.alias, field.inverse.column!)} = ANY(${parents}) AND ${where}
-        GROUP BY 1`)
-    : await (async () => {
-      const rel = scope.newAlias();
-      return runSql<{ parent: number; n: number }>(sql`SELECT ${sql.id(rel, field.join.sourceColumn)} AS parent, count(*)::int AS n
-        FROM ${sql.table(field.join.table)} AS ${sql.id(rel)} JOIN ${scope.from()} ON ${sql.id(scope.alias, 'id')} = ${sql.id(rel, field.join.targetColumn)}
-        WHERE ${sql.id(rel, field.join.sourceColumn)} = ANY(${parents}) AND ${where} GROUP BY 1`);
-    })();
+  let query;
+  if (field instanceof OneToManyField) {
+    const parent = sql.id(scope.alias, field.inverse.column!);
+    query = sql<{ parent: number; n: number }>`SELECT ${parent} AS parent, count(*)::int AS n
+      FROM ${scope.from()} WHERE ${parent} = ANY(${parents}) AND ${where} GROUP BY 1`;
+  } else {
+    const rel = scope.newAlias();
+    const parent = sql.id(rel, field.join.sourceColumn);
+    query = sql<{ parent: number; n: number }>`SELECT ${parent} AS parent, count(*)::int AS n
+      FROM ${sql.table(field.join.table)} AS ${sql.id(rel)}
+      JOIN ${scope.from()} ON ${sql.id(scope.alias, 'id')} = ${sql.id(rel, field.join.targetColumn)}
+      WHERE ${parent} = ANY(${parents}) AND ${where} GROUP BY 1`;
+  }
+  const rows = await runSql(query);
   return new Map(rows.map((r) => [r.parent, r.n]));
 }

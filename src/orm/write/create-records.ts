@@ -1,7 +1,8 @@
 /**
- * Creates records: defaults, validation, audit columns, one INSERT for all rows, ManyToMany
- * links in one INSERT per field, OneToMany lines created or linked, setters of writable computed
- * fields, then the stored computed fields of the new records and of the records depending on them.
+ * Creates records: defaults, validation, audit columns, the new records' own computed fields
+ * where they need nothing the INSERT creates (precompute.ts), one INSERT … RETURNING for all rows,
+ * ManyToMany links in one INSERT per field, OneToMany lines created or linked, setters of
+ * writable computed fields, then the remaining computed fields and the records depending on them.
  */
 import { sql } from 'kysely';
 import { currentEnv } from '../env.js';
