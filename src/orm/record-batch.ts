@@ -3,15 +3,15 @@
  * every record of the batch in one query (Odoo's prefetching), so model code that walks
  * `await line.product` over many lines — and recomputes of stored computed fields — is never N+1.
  */
+import { sql } from 'kysely';
 import type { Field } from './fields/field.js';
 import { ManyToManyField, ManyToOneField, OneToManyField } from './fields/relational-fields.js';
 import type { Model } from './model.js';
 import type { ModelMeta } from './model-meta.js';
-import { sql } from 'kysely';
 import { runSql } from './execute-sql.js';
 import { EMPTY_STATE, planSelect } from './query/select-plan.js';
 import { inCondition } from './query/filter-ast.js';
-import { selectLinkedRows, selectRows, type Row } from './query/select-rows.js';
+import { relationSource, selectLinkedRows, selectRows, type Row } from './query/select-rows.js';
 
 export class RecordBatch {
   readonly records: Model[] = [];
@@ -83,16 +83,9 @@ export class RecordBatch {
     if (field instanceof ManyToOneField) {
       const targetIds = this.records.map((r) => r._values[field.name]).filter((v): v is number => typeof v === 'number');
       for (const rec of await RecordBatch.load(field.target, targetIds)) map.set(rec.id, rec);
-    } else if (field instanceof OneToManyField) {
-      const rows = await selectRows(field.target, {
-        ...EMPTY_STATE, filters: [inCondition([field.inverseName], ids)],
-      }, RecordBatch.storedFields(field.target));
-      for (const rec of RecordBatch.fromRows(field.target, rows)) {
-        const parent = rec._values[field.inverseName] as number;
-        ((map.get(parent) as Model[] | undefined) ?? (map.set(parent, []).get(parent) as Model[])).push(rec);
-      }
-    } else if (field instanceof ManyToManyField) {
-      const rows = await selectLinkedRows(field.target, field.join, ids, EMPTY_STATE, RecordBatch.storedFields(field.target));
+    } else if (field instanceof OneToManyField || field instanceof ManyToManyField) {
+      const rows = await selectLinkedRows(field, ids, EMPTY_STATE, RecordBatch.storedFields(field.target));
+      // One record per target even when several parents link it (ManyToMany).
       const targets = new Map(RecordBatch.fromRows(field.target, rows).map((r) => [r.id, r]));
       for (const row of rows) {
         const parent = row.__parent as number;
@@ -108,19 +101,9 @@ async function countRelated(field: OneToManyField | ManyToManyField, ids: readon
   const parents = ids.filter((id): id is number => typeof id === 'number');
   if (!parents.length) return new Map();
   const { scope, where } = planSelect(field.target, EMPTY_STATE);
-  let query;
-  if (field instanceof OneToManyField) {
-    const parent = sql.id(scope.alias, field.inverse.column!);
-    query = sql<{ parent: number; n: number }>`SELECT ${parent} AS parent, count(*)::int AS n
-      FROM ${scope.from()} WHERE ${parent} = ANY(${parents}) AND ${where} GROUP BY 1`;
-  } else {
-    const rel = scope.newAlias();
-    const parent = sql.id(rel, field.join.sourceColumn);
-    query = sql<{ parent: number; n: number }>`SELECT ${parent} AS parent, count(*)::int AS n
-      FROM ${sql.table(field.join.table)} AS ${sql.id(rel)}
-      JOIN ${scope.from()} ON ${sql.id(scope.alias, 'id')} = ${sql.id(rel, field.join.targetColumn)}
-      WHERE ${parent} = ANY(${parents}) AND ${where} GROUP BY 1`;
-  }
+  const { from, parent } = relationSource(field, scope);
+  const query = sql<{ parent: number; n: number }>`SELECT ${parent} AS parent, count(*)::int AS n
+    FROM ${from} WHERE ${parent} = ANY(${parents}) AND ${where} GROUP BY 1`;
   const rows = await runSql(query);
   return new Map(rows.map((r) => [r.parent, r.n]));
 }

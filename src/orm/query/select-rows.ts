@@ -6,7 +6,7 @@
  */
 import { sql, type RawBuilder } from 'kysely';
 import type { Field } from '../fields/field.js';
-import type { JoinTable } from '../fields/relational-fields.js';
+import { OneToManyField, type ManyToManyField } from '../fields/relational-fields.js';
 import type { ModelMeta } from '../model-meta.js';
 import { runSql } from '../execute-sql.js';
 import type { QueryScope } from './query-scope.js';
@@ -44,19 +44,36 @@ export async function selectRows(meta: ModelMeta, state: QueryState, list: Selec
   return runSql<Row>(sql`SELECT ${columns} FROM ${scope.from()} WHERE ${where} ${tail}`);
 }
 
-/** Rows of `meta` linked through a join table to any of `parentIds`, each with `__parent`. */
+/**
+ * Where the records of a to-many relation come from in a query over its target (`scope`): the FROM
+ * (the target, or the join table joined to it) and the column naming each record's parent. Call it
+ * once every join of `scope` is added (its FROM is built now).
+ */
+export function relationSource(
+  field: OneToManyField | ManyToManyField, scope: QueryScope,
+): { from: RawBuilder<unknown>; parent: RawBuilder<unknown> } {
+  if (field instanceof OneToManyField) {
+    return { from: scope.from(), parent: sql.id(scope.alias, field.inverse.column!) };
+  }
+  const rel = scope.newAlias();
+  return {
+    from: sql`${sql.table(field.join.table)} AS ${sql.id(rel)}
+      JOIN ${scope.from()} ON ${sql.id(scope.alias, 'id')} = ${sql.id(rel, field.join.targetColumn)}`,
+    parent: sql.id(rel, field.join.sourceColumn),
+  };
+}
+
+/** Rows of a to-many relation's target linked to any of `parentIds`, each with `__parent`. */
 export async function selectLinkedRows(
-  meta: ModelMeta,
-  join: JoinTable,
+  field: OneToManyField | ManyToManyField,
   parentIds: readonly number[],
   state: QueryState,
   list: SelectList,
 ): Promise<Row[]> {
-  const { scope, where } = planSelect(meta, state);
-  const tail = orderAndPage(meta, state, scope);
-  const rel = scope.newAlias();
+  const { scope, where } = planSelect(field.target, state);
+  const tail = orderAndPage(field.target, state, scope);
   const columns = buildList(list, scope);
-  return runSql<Row>(sql`SELECT ${sql.id(rel, join.sourceColumn)} AS "__parent", ${columns}
-    FROM ${sql.table(join.table)} AS ${sql.id(rel)} JOIN ${scope.from()} ON ${sql.id(scope.alias, 'id')} = ${sql.id(rel, join.targetColumn)}
-    WHERE ${sql.id(rel, join.sourceColumn)} = ANY(${parentIds}) AND ${where} ${tail}`);
+  const { from, parent } = relationSource(field, scope);
+  return runSql<Row>(sql`SELECT ${parent} AS "__parent", ${columns}
+    FROM ${from} WHERE ${parent} = ANY(${parentIds}) AND ${where} ${tail}`);
 }

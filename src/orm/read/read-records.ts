@@ -17,7 +17,7 @@ import { EMPTY_STATE, planSelect, type QueryState } from '../query/select-plan.j
 import { compileOrder } from '../query/compile-order.js';
 import { inCondition } from '../query/filter-ast.js';
 import type { QueryScope } from '../query/query-scope.js';
-import { selectLinkedRows, selectRows, withRecName, type Row, type SelectList } from '../query/select-rows.js';
+import { relationSource, selectLinkedRows, selectRows, withRecName, type Row, type SelectList } from '../query/select-rows.js';
 import { RecordBatch } from '../record-batch.js';
 import type { FieldTree } from './field-tree.js';
 
@@ -83,13 +83,9 @@ function levelValues(tree: FieldTree, scope: QueryScope, alias: string, publicOn
   return values;
 }
 
-/** The select list of a level; `parentColumn` adds that column as `__parent` (the grouping key of a to-many). */
-function levelList(tree: FieldTree, publicOnly: boolean, parentColumn?: string): SelectList {
-  return (scope) => {
-    const items = levelValues(tree, scope, scope.alias, publicOnly).map(([name, value]) => sql`${value} AS ${sql.id(name)}`);
-    if (parentColumn) items.push(sql`${sql.id(scope.alias, parentColumn)} AS "__parent"`);
-    return sql.join(items, sql`, `);
-  };
+function levelList(tree: FieldTree, publicOnly: boolean): SelectList {
+  return (scope) => sql.join(
+    levelValues(tree, scope, scope.alias, publicOnly).map(([name, value]) => sql`${value} AS ${sql.id(name)}`), sql`, `);
 }
 
 function jsonObject(tree: FieldTree, scope: QueryScope, alias: string, publicOnly: boolean): Sql {
@@ -102,21 +98,15 @@ function jsonObject(tree: FieldTree, scope: QueryScope, alias: string, publicOnl
  * under the same rules as any query of the target (archived records left out).
  */
 function jsonList(
-  field: OneToManyField | ManyToManyField, tree: FieldTree, parent: QueryScope, parentAlias: string, publicOnly: boolean,
+  field: OneToManyField | ManyToManyField, tree: FieldTree, outer: QueryScope, parentAlias: string, publicOnly: boolean,
 ): Sql {
-  const scope = parent.child(tree.meta);
+  const scope = outer.child(tree.meta);
   const { where } = planSelect(tree.meta, { ...EMPTY_STATE, publicOnly }, scope);
   const order = sql.join(compileOrder(tree.meta.orderBy, scope), sql`, `);
   const object = jsonObject(tree, scope, scope.alias, publicOnly);
   const aggregate = sql`coalesce(json_agg(${object} ORDER BY ${order}), '[]'::json)`;
-  if (field instanceof OneToManyField) {
-    return sql`(SELECT ${aggregate} FROM ${scope.from()}
-      WHERE ${sql.id(scope.alias, field.inverse.column!)} = ${sql.id(parentAlias, 'id')} AND ${where})`;
-  }
-  const rel = scope.newAlias();
-  return sql`(SELECT ${aggregate} FROM ${sql.table(field.join.table)} AS ${sql.id(rel)}
-    JOIN ${scope.from()} ON ${sql.id(scope.alias, 'id')} = ${sql.id(rel, field.join.targetColumn)}
-    WHERE ${sql.id(rel, field.join.sourceColumn)} = ${sql.id(parentAlias, 'id')} AND ${where})`;
+  const { from, parent } = relationSource(field, scope);
+  return sql`(SELECT ${aggregate} FROM ${from} WHERE ${parent} = ${sql.id(parentAlias, 'id')} AND ${where})`;
 }
 
 /** Serializes rows selected with `levelList(tree)` (or built as JSON by it) and their relations. */
@@ -158,13 +148,7 @@ async function serializeRows(tree: FieldTree, rows: readonly Row[], publicOnly: 
         await assignLists(out, rows.map((r) => r[name] as Row[]), name, sub, publicOnly);
         continue;
       }
-      let linked: Row[] = [];
-      if (ids.length && field instanceof OneToManyField) {
-        const filters = [inCondition([field.inverseName], ids)];
-        linked = await selectRows(sub.meta, { ...state, filters }, levelList(sub, publicOnly, field.inverse.column!));
-      } else if (ids.length && field instanceof ManyToManyField) {
-        linked = await selectLinkedRows(sub.meta, field.join, ids, state, levelList(sub, publicOnly));
-      }
+      const linked = ids.length ? await selectLinkedRows(field, ids, state, levelList(sub, publicOnly)) : [];
       const grouped = groupBy(linked, '__parent');
       await assignLists(out, ids.map((id) => grouped.get(id) ?? []), name, sub, publicOnly);
     } else if (field.isComputed && !field.isStored && name !== 'display_name') {
