@@ -2,8 +2,9 @@
  * API keys (spec §5): `ff_` + 43 random base64url characters, shown once; only the SHA-256 hash
  * is stored (the key has 256 bits of entropy, so a fast hash is safe, and lookup by hash keeps
  * the comparison out of JavaScript — no timing leak). Each key belongs to a login-less service
- * account whose groups are the key's access. Nothing is cached: a revoked, expired or
- * deactivated key is refused on the very next request, on every worker.
+ * account whose groups are the key's access. A worker may remember what a key resolved to, but
+ * only with the database re-checking it in the request's first statement (`request-guard.ts`): a
+ * revoked, expired or deactivated key is refused on the very next request, on every worker.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
@@ -11,6 +12,7 @@ import { ValidationError } from '../errors.js';
 import { currentEnv } from '../orm/env.js';
 import { QuerySet } from '../orm/queryset.js';
 import { createRecords } from '../orm/write/create-records.js';
+import { GUARD_SIGNATURE, type Principal } from './request-guard.js';
 
 export const API_KEY_PREFIX = 'ff_';
 
@@ -60,29 +62,34 @@ export interface RequestState {
   installing: boolean;
   registryVersion: number;
   /** Null when the key is unknown, revoked, expired or its account deactivated. */
-  principal: { uid: number; companyId: number | null; serviceAccountId: number } | null;
+  principal: Principal | null;
+  /** The database has `ff_request_guard`, so the answer may be remembered (installed with core). */
+  guardAvailable: boolean;
 }
 
 /**
- * One statement per request: the database's install flag and registry version, and the key's
- * account if the key is valid right now.
+ * One statement: the database's install flag and registry version, and the account of the key
+ * with this hash if the key is valid right now (none when `keyHash` is null).
  */
-export async function resolveApiKey(db: Kysely<any>, key: string | null): Promise<RequestState> {
-  const hash = key ? hashApiKey(key) : '';
+export async function resolveApiKey(db: Kysely<any>, keyHash: string | null): Promise<RequestState> {
+  const hash = keyHash ?? '';
   const { rows } = await sql<{
     installing: boolean; registry_version: number; user_id: number | null; company_id: number | null; account_id: number | null;
-  }>`SELECT s.installing, s.registry_version, a.user_id, a.company_id, a.id AS account_id
+    guard: boolean;
+  }>`SELECT s.installing, s.registry_version, a.user_id, a.company_id, a.id AS account_id,
+      to_regprocedure(${GUARD_SIGNATURE}) IS NOT NULL AS guard
     FROM ff_state s
     LEFT JOIN api_key k ON k.key_hash = ${hash} AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())
     LEFT JOIN service_account a ON a.id = k.service_account_id AND a.active IS TRUE
     WHERE s.id = 1`.execute(db);
   const row = rows[0];
-  if (!row) return { installing: false, registryVersion: 0, principal: null };
+  if (!row) return { installing: false, registryVersion: 0, principal: null, guardAvailable: false };
   return {
     installing: row.installing,
     registryVersion: row.registry_version,
     principal: row.user_id !== null && row.account_id !== null
       ? { uid: row.user_id, companyId: row.company_id, serviceAccountId: row.account_id }
       : null,
+    guardAvailable: row.guard,
   };
 }

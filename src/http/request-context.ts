@@ -1,14 +1,20 @@
 /**
- * Runs before every `/api/*` handler: selects the database, then in one statement reads its
- * install flag and registry version and resolves the credential. Mid-install → 503 with
- * `Retry-After: 5`; no valid credential → 401. Handlers then run as one unit of work (a
- * transaction) as the credential's user.
+ * Runs before every `/api/*` handler: selects the database and resolves the credential. The full
+ * resolution is one statement (install flag, registry version, key → account); mid-install → 503
+ * with `Retry-After: 5`, no valid credential → 401. A route that does all its work through
+ * `readOnlyWork`/`unitOfWork` (declared with `IN_UNIT_OF_WORK`) may instead start from what this
+ * worker remembers of the key: the database then confirms it within the request's first statement
+ * (`auth/request-guard.ts`), and if it does not, the request is resolved again and re-run, so the
+ * answer is always the one the full resolution would give.
  */
 import type { FastifyRequest } from 'fastify';
 import { AuthenticationError, DatabaseBusy } from '../errors.js';
-import { resolveApiKey, API_KEY_PREFIX } from '../auth/api-keys.js';
+import { resolveApiKey, API_KEY_PREFIX, hashApiKey } from '../auth/api-keys.js';
+import { CredentialCache } from '../auth/credential-cache.js';
+import { RequestGuard, StaleCredential } from '../auth/request-guard.js';
 import type { TenantDatabase } from '../db/engine.js';
-import { makeEnv, runInEnv, transaction } from '../orm/env.js';
+import { makeEnv, runInEnv, transaction, type TransactionOptions } from '../orm/env.js';
+import { settleGuard } from '../orm/execute-sql.js';
 import type { Registry } from '../orm/registry.js';
 import type { Platform } from '../platform/platform.js';
 import type { DatabaseSelector } from './database-selection.js';
@@ -19,13 +25,24 @@ export interface RequestContext {
   registry: Registry;
   uid: number;
   companyId: number | null;
+  /** Set when the credential is remembered: the database has yet to confirm it. */
+  guard: RequestGuard | null;
+  /** Resolves the credential again from the database (after the guard refused). */
+  resolveAgain: () => Promise<RequestContext>;
 }
 
 declare module 'fastify' {
   interface FastifyRequest {
     ff?: RequestContext;
   }
+  interface FastifyContextConfig {
+    /** Every statement of the handler runs in `readOnlyWork`/`unitOfWork`. */
+    unitOfWork?: boolean;
+  }
 }
+
+/** Route options of a handler whose work all runs in `readOnlyWork`/`unitOfWork`. */
+export const IN_UNIT_OF_WORK = { config: { unitOfWork: true } } as const;
 
 const BEARER = /^Bearer ([A-Za-z0-9_\-.~+/]+=*)$/;
 
@@ -38,6 +55,7 @@ export function bearerToken(req: FastifyRequest): string | null {
 }
 
 export function apiContextHook(platform: Platform, selector: DatabaseSelector) {
+  const remembered = new CredentialCache();
   return async (req: FastifyRequest): Promise<void> => {
     const dbName = await selector.select(req);
     const db = await platform.database(dbName);
@@ -48,20 +66,46 @@ export function apiContextHook(platform: Platform, selector: DatabaseSelector) {
     } catch (err) {
       tokenError = err;
     }
-    const state = await resolveApiKey(db.kysely, token?.startsWith(API_KEY_PREFIX) ? token : null);
-    if (state.installing) throw new DatabaseBusy(`Database '${dbName}' is installing or upgrading modules; retry shortly`);
-    if (tokenError) throw tokenError;
-    if (!token) throw new AuthenticationError('Missing credential: send "Authorization: Bearer <credential>"');
-    if (!state.principal) throw new AuthenticationError('Invalid, revoked or expired credential');
-    const registry = await platform.registry(dbName, state.registryVersion);
-    req.ff = { dbName, db, registry, uid: state.principal.uid, companyId: state.principal.companyId };
+    const keyHash = token?.startsWith(API_KEY_PREFIX) ? hashApiKey(token) : null;
+
+    const resolve = async (): Promise<RequestContext> => {
+      const state = await resolveApiKey(db.kysely, keyHash);
+      if (state.installing) throw new DatabaseBusy(`Database '${dbName}' is installing or upgrading modules; retry shortly`);
+      if (tokenError) throw tokenError;
+      if (!token) throw new AuthenticationError('Missing credential: send "Authorization: Bearer <credential>"');
+      if (!state.principal) throw new AuthenticationError('Invalid, revoked or expired credential');
+      const registry = await platform.registry(dbName, state.registryVersion);
+      if (keyHash && state.guardAvailable) {
+        remembered.set(dbName, keyHash, { principal: state.principal, registryVersion: state.registryVersion });
+      }
+      const { uid, companyId } = state.principal;
+      return { dbName, db, registry, uid, companyId, guard: null, resolveAgain: resolve };
+    };
+
+    const known = keyHash && req.routeOptions.config?.unitOfWork ? remembered.get(dbName, keyHash) : undefined;
+    const registry = known && platform.loadedRegistry(dbName, known.registryVersion);
+    if (keyHash && known && registry) {
+      req.ff = {
+        dbName, db, registry: await registry, uid: known.principal.uid, companyId: known.principal.companyId,
+        guard: new RequestGuard(keyHash, known.principal, known.registryVersion),
+        resolveAgain: () => {
+          remembered.delete(dbName, keyHash);
+          return resolve();
+        },
+      };
+      return;
+    }
+    req.ff = await resolve();
   };
+}
+
+function envOptions(ctx: RequestContext): TransactionOptions {
+  return { uid: ctx.uid, companyId: ctx.companyId, guard: ctx.guard };
 }
 
 /** Runs `fn` as the request's unit of work: one transaction, rolled back on any error. */
 export function unitOfWork<T>(req: FastifyRequest, fn: () => Promise<T>): Promise<T> {
-  const ctx = req.ff!;
-  return transaction(ctx.db, ctx.registry, { uid: ctx.uid, companyId: ctx.companyId }, fn);
+  return confirmed(req, (ctx) => transaction(ctx.db, ctx.registry, envOptions(ctx), fn));
 }
 
 /**
@@ -70,6 +114,38 @@ export function unitOfWork<T>(req: FastifyRequest, fn: () => Promise<T>): Promis
  * trips and buy no consistency. Nothing may be written here.
  */
 export function readOnlyWork<T>(req: FastifyRequest, fn: () => Promise<T>): Promise<T> {
+  return confirmed(req, (ctx) => runInEnv(makeEnv(ctx.db, ctx.registry, ctx.db.kysely, envOptions(ctx)), fn));
+}
+
+/**
+ * Runs `work` and lets its answer — a result or an error — out only once a remembered credential
+ * is confirmed: by one of its statements, or else by a check of its own afterwards (outside the
+ * transaction, which may have failed). Refused → resolved again (401, 503 or a fresh context) and,
+ * if still valid, run again; the refused attempt wrote nothing, since no write runs before the
+ * confirmation.
+ */
+async function confirmed<T>(req: FastifyRequest, work: (ctx: RequestContext) => Promise<T>): Promise<T> {
   const ctx = req.ff!;
-  return runInEnv(makeEnv(ctx.db, ctx.registry, ctx.db.kysely, { uid: ctx.uid, companyId: ctx.companyId }), fn);
+  if (!ctx.guard) return work(ctx);
+  let outcome: { value: T } | { error: unknown };
+  try {
+    outcome = { value: await work(ctx) };
+  } catch (error) {
+    outcome = { error };
+  }
+  let stale = 'error' in outcome && outcome.error instanceof StaleCredential;
+  if (!stale && ctx.guard.pending) {
+    try {
+      await settleGuard(makeEnv(ctx.db, ctx.registry, ctx.db.kysely, envOptions(ctx)));
+    } catch (err) {
+      if (!(err instanceof StaleCredential)) throw err;
+      stale = true;
+    }
+  }
+  if (stale) {
+    req.ff = await ctx.resolveAgain();
+    return work(req.ff);
+  }
+  if ('error' in outcome) throw outcome.error;
+  return outcome.value;
 }

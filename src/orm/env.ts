@@ -6,6 +6,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Kysely } from 'kysely';
+import type { RequestGuard } from '../auth/request-guard.js';
 import type { TenantDatabase } from '../db/engine.js';
 import type { Registry } from './registry.js';
 
@@ -23,6 +24,8 @@ export interface Env {
   readonly su: boolean;
   /** Work to run once the transaction has committed (deferred file removal, socket pings). */
   readonly afterCommit: (() => unknown)[];
+  /** A remembered credential the database has yet to confirm (`request-guard.ts`); none otherwise. */
+  readonly guard: RequestGuard | null;
 }
 
 const storage = new AsyncLocalStorage<Env>();
@@ -64,6 +67,7 @@ export function makeEnv(
     context: options.context ?? {},
     su: options.su ?? false,
     afterCommit,
+    guard: options.guard ?? null,
   };
 }
 
@@ -73,6 +77,7 @@ export interface TransactionOptions {
   companyIds?: number[];
   context?: Record<string, unknown>;
   su?: boolean;
+  guard?: RequestGuard | null;
 }
 
 /**

@@ -1,18 +1,58 @@
 /**
  * Runs compiled SQL in the current transaction and turns database constraint violations into
- * precise `ValidationError`s (which fields, which model) instead of 500s.
+ * precise `ValidationError`s (which fields, which model) instead of 500s. Every statement of model
+ * code passes here, which is what makes the request guard (`auth/request-guard.ts`) hold: no
+ * statement runs before a remembered credential is confirmed, except a SELECT that carries the
+ * confirmation itself and returns nothing unless it passes.
  */
-import type { RawBuilder } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
+import { GUARD_SQLSTATE, StaleCredential } from '../auth/request-guard.js';
 import { ValidationError } from '../errors.js';
-import { currentEnv } from './env.js';
+import { currentEnv, type Env } from './env.js';
 import type { Registry } from './registry.js';
 
 export async function runSql<R = Record<string, unknown>>(query: RawBuilder<R>): Promise<R[]> {
   const env = currentEnv();
+  if (env.guard?.pending) await settleGuard(env);
+  return execute(env, query);
+}
+
+/**
+ * `SELECT <columns> <rest>` (`rest` starts at FROM). While the request guard is pending the guard
+ * rides along as an uncorrelated sub-select — evaluated once, before the first row — and a row
+ * carrying its `true` confirms it for the rest of the request. An empty answer confirms nothing,
+ * so the guard stays pending for the next statement.
+ */
+export async function runSelect<R extends Record<string, unknown> = Record<string, unknown>>(
+  columns: RawBuilder<unknown>, rest: RawBuilder<unknown>,
+): Promise<R[]> {
+  const env = currentEnv();
+  const guard = env.guard;
+  if (!guard?.pending) return execute(env, sql<R>`SELECT ${columns} ${rest}`);
+  const rows = await execute(env, sql<R & { __guard?: boolean }>`SELECT ${columns}, (SELECT ${guard.call()}) AS "__guard" ${rest}`, true);
+  if (rows[0]?.__guard === true) guard.pending = false;
+  for (const row of rows) delete row.__guard;
+  return rows;
+}
+
+/** Confirms a pending request guard with a statement of its own (throws `StaleCredential`). */
+export async function settleGuard(env: Env = currentEnv()): Promise<void> {
+  const guard = env.guard;
+  if (!guard?.pending) return;
+  await execute(env, sql`SELECT ${guard.call()} AS ok`, true);
+  guard.pending = false;
+}
+
+/** SQLSTATE of a call to a function that does not exist (the guard dropped by hand). */
+const UNDEFINED_FUNCTION = '42883';
+
+async function execute<R>(env: Env, query: RawBuilder<R>, guarded = false): Promise<R[]> {
   try {
     const result = await query.execute(env.trx);
     return result.rows;
   } catch (err) {
+    const code = (err as PgError | null)?.code;
+    if (code === GUARD_SQLSTATE || (guarded && code === UNDEFINED_FUNCTION)) throw new StaleCredential();
     throw translateDbError(err, env.registry);
   }
 }

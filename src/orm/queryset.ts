@@ -13,7 +13,7 @@ import { BadRequest } from '../errors.js';
 import { ManyToOneField } from './fields/relational-fields.js';
 import type { Model } from './model.js';
 import type { ModelMeta } from './model-meta.js';
-import { runSql } from './execute-sql.js';
+import { runSelect } from './execute-sql.js';
 import { inCondition, type FilterNode } from './query/filter-ast.js';
 import { parseFilter } from './query/filter-parser.js';
 import { EMPTY_STATE, planSelect, type QueryState } from './query/select-plan.js';
@@ -93,7 +93,7 @@ export class QuerySet<T extends Model = Model> {
   /** Matching records, all pages (limit/offset ignored). */
   async count(): Promise<number> {
     const { scope, where } = planSelect(this.meta, this.state);
-    const [row] = await runSql<{ n: number | string }>(sql`SELECT count(*)::int AS n FROM ${scope.from()} WHERE ${where}`);
+    const [row] = await runSelect<{ n: number | string }>(sql`count(*)::int AS n`, sql`FROM ${scope.from()} WHERE ${where}`);
     return Number(row!.n);
   }
 
@@ -106,7 +106,7 @@ export class QuerySet<T extends Model = Model> {
     const { scope, where } = planSelect(this.meta, this.state);
     const items = this.aggregateItems(spec, scope.alias);
     if (!items.length) return {};
-    const [row] = await runSql<Row>(sql`SELECT ${sql.join(items.map((i) => i.sql), sql`, `)} FROM ${scope.from()} WHERE ${where}`);
+    const [row] = await runSelect<Row>(sql.join(items.map((i) => i.sql), sql`, `), sql`FROM ${scope.from()} WHERE ${where}`);
     return Object.fromEntries(items.map((i) => [i.name, row![i.name] === null ? null : Number(row![i.name])]));
   }
 
@@ -146,8 +146,8 @@ export class QuerySet<T extends Model = Model> {
     const orderBy = sql.join(keys.map((f) => sql`${sql.id(scope.alias, f.column!)} ASC NULLS LAST`), sql`, `);
     const limit = this.state.limit === null ? sql`` : sql` LIMIT ${this.state.limit}`;
     const offset = this.state.offset ? sql` OFFSET ${this.state.offset}` : sql``;
-    const rows = await runSql<Row>(sql`SELECT ${sql.join([...cols, sql`count(*)::int AS "__count"`, ...aggs.map((a) => a.sql)], sql`, `)}
-      FROM ${scope.from()} WHERE ${where} GROUP BY ${groupBy} ORDER BY ${orderBy}${limit}${offset}`);
+    const rows = await runSelect<Row>(sql.join([...cols, sql`count(*)::int AS "__count"`, ...aggs.map((a) => a.sql)], sql`, `),
+      sql`FROM ${scope.from()} WHERE ${where} GROUP BY ${groupBy} ORDER BY ${orderBy}${limit}${offset}`);
     // Name the related records of ManyToOne keys with one query per key field.
     const names = new Map<string, Map<number, string>>();
     for (const f of keys) {

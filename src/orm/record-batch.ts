@@ -8,7 +8,7 @@ import type { Field } from './fields/field.js';
 import { ManyToManyField, ManyToOneField, OneToManyField } from './fields/relational-fields.js';
 import type { Model } from './model.js';
 import type { ModelMeta } from './model-meta.js';
-import { runSql } from './execute-sql.js';
+import { runSelect } from './execute-sql.js';
 import { EMPTY_STATE, planSelect } from './query/select-plan.js';
 import { inCondition } from './query/filter-ast.js';
 import { relationSource, selectLinkedRows, selectRows, type Row } from './query/select-rows.js';
@@ -102,8 +102,7 @@ async function countRelated(field: OneToManyField | ManyToManyField, ids: readon
   if (!parents.length) return new Map();
   const { scope, where } = planSelect(field.target, EMPTY_STATE);
   const { from, parent } = relationSource(field, scope);
-  const query = sql<{ parent: number; n: number }>`SELECT ${parent} AS parent, count(*)::int AS n
-    FROM ${from} WHERE ${parent} = ANY(${parents}) AND ${where} GROUP BY 1`;
-  const rows = await runSql(query);
+  const rows = await runSelect<{ parent: number; n: number }>(sql`${parent} AS parent, count(*)::int AS n`,
+    sql`FROM ${from} WHERE ${parent} = ANY(${parents}) AND ${where} GROUP BY 1`);
   return new Map(rows.map((r) => [r.parent, r.n]));
 }

@@ -40,6 +40,12 @@ export class Platform {
     return registry;
   }
 
+  /** The registry already built for `name` at `version`, or null (never builds one). */
+  loadedRegistry(name: string, version: number): Promise<Registry> | null {
+    const cached = this.registries.get(name);
+    return cached && cached.version === version ? cached.registry : null;
+  }
+
   async install(name: string, request: InstallRequest): Promise<InstallResult> {
     const result = await installModules(await this.database(name), this.catalog, request);
     this.registries.delete(name);

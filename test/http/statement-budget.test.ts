@@ -3,7 +3,8 @@
  * number of statements, whatever the number of records (plain relations are read by the same
  * SELECT; the others with one statement per relation of the tree). Counted with
  * `t.countStatements`, which sees every statement the test database executes — including the
- * one that checks the credential and the install flag.
+ * credential check. The key is warm (the worker remembers it), so the check rides in the first
+ * SELECT (`auth/request-guard.ts`); writes run it as a statement of its own inside the transaction.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Contact } from '../../modules/contacts/models/contact.js';
@@ -11,15 +12,16 @@ import { ProjectProject } from '../../modules/project/models/project_project.js'
 import { ProjectStage } from '../../modules/project/models/project_stage.js';
 import { ProjectTag } from '../../modules/project/models/project_tag.js';
 import { ProjectTask } from '../../modules/project/models/project_task.js';
+import { buildApp } from '../../src/http/app.js';
 import { testDatabase, type TestDatabase } from '../support/test-database.js';
 
 /**
- * Query: credential/flag check + one SELECT that renders assignees, tags and stages as JSON
+ * Query: one SELECT that checks the credential and renders assignees, tags and stages as JSON
  * (read routes run without BEGIN/COMMIT).
  */
-const QUERY_STATEMENTS = 2;
-/** Fetch: credential/flag check + one SELECT with the subtasks and their relations nested. */
-const FETCH_STATEMENTS = 2;
+const QUERY_STATEMENTS = 1;
+/** Fetch: one SELECT that checks the credential, with the subtasks and their relations nested. */
+const FETCH_STATEMENTS = 1;
 
 let t: TestDatabase;
 let parentFew: number;
@@ -44,7 +46,7 @@ beforeAll(async () => {
     await ProjectTask.create_many(Array.from({ length: 5 }, (_, i) => task(i, { name: `Few ${i}`, parent: parentFew })));
     await ProjectTask.create_many(Array.from({ length: 50 }, (_, i) => task(i, { name: `Many ${i}`, parent: parentMany })));
   });
-  // Warm the registry cache so it is not counted.
+  // Warm the registry and the remembered credential so they are not counted.
   await t.api('POST', '/api/query/ProjectTask', { limit: 1 });
 });
 afterAll(async () => { await t?.close(); });
@@ -75,6 +77,30 @@ describe('statement budget', () => {
     }
     expect(few.count, few.statements.join('\n')).toBe(QUERY_STATEMENTS);
     expect(many.count, many.statements.join('\n')).toBe(QUERY_STATEMENTS);
+    expect(many.statements[0]).toContain('ff_request_guard(');
+  });
+
+  it('a key this worker has not seen yet costs one look-up statement more, once', async () => {
+    const worker = await buildApp(t.platform);
+    try {
+      const ask = () => t.countStatements(async () => {
+        const res = await worker.inject({
+          method: 'POST', url: '/api/query/ProjectTask',
+          headers: { authorization: `Bearer ${t.apiKey}`, 'x-db-name': t.name, 'content-type': 'application/json' },
+          payload: JSON.stringify({ fields: FIELDS, filter_str: "Q(name__startswith='Budget task')", limit: 5 }),
+        });
+        expect(res.statusCode, res.body).toBe(200);
+        expect(res.json()).toHaveLength(5);
+      });
+      const cold = await ask();
+      expect(cold.count, cold.statements.join('\n')).toBe(QUERY_STATEMENTS + 1);
+      expect(cold.statements[0]).toMatch(/FROM ff_state/);
+      expect(cold.statements[1]).not.toContain('ff_request_guard(');
+      const warm = await ask();
+      expect(warm.count, warm.statements.join('\n')).toBe(QUERY_STATEMENTS);
+    } finally {
+      await worker.close();
+    }
   });
 
   it('counting and footer aggregates add one statement each, not one per record', async () => {
@@ -118,8 +144,9 @@ describe('statement budget', () => {
       expect(res.statusCode, res.body).toBe(200);
       body = res.json();
     });
-    // Credential check, BEGIN, INSERT … RETURNING, COMMIT: no reload, no recompute UPDATE.
+    // BEGIN, credential check, INSERT … RETURNING, COMMIT: no reload, no recompute UPDATE.
     expect(counted.count, counted.statements.join('\n')).toBe(4);
+    expect(counted.statements[1]).toMatch(/^SELECT ff_request_guard\(/);
     expect(counted.statements[2]).toMatch(/^INSERT INTO "project_task"/);
     expect(body).toEqual({ id: expect.any(Number), name: 'Budget created', display_name: 'Budget created' });
     const [stored] = await t.run(() => ProjectTask.query({ id: body.id }).read(['remaining_hours', 'subtask_count', 'project.task_count']));
@@ -142,9 +169,9 @@ describe('statement budget', () => {
     const few = await list(2);
     const many = await list(20);
     expect(projects).toHaveLength(20);
-    // Credential check, the projects, their records for the compute, one grouped count.
-    expect(few.count, few.statements.join('\n')).toBe(4);
-    expect(many.count, many.statements.join('\n')).toBe(4);
+    // The projects (with the credential check), their records for the compute, one grouped count.
+    expect(few.count, few.statements.join('\n')).toBe(3);
+    expect(many.count, many.statements.join('\n')).toBe(3);
   });
 
   it('grouping by a relation costs the same for few and many groups', async () => {
@@ -154,8 +181,8 @@ describe('statement budget', () => {
     });
     const few = await group("Q(name__startswith='Few')");
     const many = await group("Q(name__startswith='Many')");
-    // Credential check + grouped select + one name lookup for the assignees.
-    expect(few.count, few.statements.join('\n')).toBe(3);
-    expect(many.count, many.statements.join('\n')).toBe(3);
+    // Grouped select (with the credential check) + one name lookup for the assignees.
+    expect(few.count, few.statements.join('\n')).toBe(2);
+    expect(many.count, many.statements.join('\n')).toBe(2);
   });
 });

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiKey } from '../../modules/core/models/api_key.js';
 import { createServiceAccountKey } from '../../src/auth/api-keys.js';
 import { createEngine } from '../../src/db/create-engine.js';
 import { buildApp } from '../../src/http/app.js';
@@ -137,5 +138,21 @@ describe('PGlite smoke', () => {
     expect(registry.name).toMatchObject({ type: 'Char' });
     const contact = await ok('GET', '/api/get_registry/Contact');
     expect(contact.assigned_tasks).toMatchObject({ type: 'OneToMany', related_model: 'ProjectTask' });
+  });
+
+  it('confirms a remembered key inside the query, and refuses it once revoked', async () => {
+    const db = await platform.database('main');
+    const statements: string[] = [];
+    const off = db.onStatement((s) => statements.push(s));
+    try {
+      await ok('POST', '/api/query/Contact', { fields: ['name'] });
+    } finally {
+      off();
+    }
+    expect(statements).toHaveLength(1);
+    expect(statements[0]).toContain('ff_request_guard(');
+    await platform.run('main', {}, () => ApiKey.query({ prefix: key.slice(0, 10) }).update({ revoked_at: new Date().toISOString() }));
+    const refused = await api('POST', '/api/query/Contact', { fields: ['name'] });
+    expect(refused.statusCode).toBe(401);
   });
 });

@@ -14,7 +14,7 @@ import { createRecords } from '../../orm/write/create-records.js';
 import { deleteRecords } from '../../orm/write/delete-records.js';
 import { writeRecords } from '../../orm/write/write-records.js';
 import { publicValues } from '../../orm/write/write-values.js';
-import { readOnlyWork, unitOfWork } from '../request-context.js';
+import { IN_UNIT_OF_WORK, readOnlyWork, unitOfWork } from '../request-context.js';
 import { RequestBody, recordId } from './request-body.js';
 
 /** Default page size of a query, and the largest a client may ask for. */
@@ -34,7 +34,7 @@ function writeAnswer(meta: ModelMeta, rec: Model): Record<string, unknown> {
 }
 
 export function registerModelApi(app: FastifyInstance): void {
-  app.post('/api/query/:model', (req) => readOnlyWork(req, async () => {
+  app.post('/api/query/:model', IN_UNIT_OF_WORK, (req) => readOnlyWork(req, async () => {
     const meta = modelOf(req);
     const body = new RequestBody(req.body);
     const limit = body.integer('limit', 1, MAX_LIMIT) ?? DEFAULT_LIMIT;
@@ -57,7 +57,7 @@ export function registerModelApi(app: FastifyInstance): void {
     return answer;
   }));
 
-  app.post('/api/fetch/:model/:id', (req) => readOnlyWork(req, async () => {
+  app.post('/api/fetch/:model/:id', IN_UNIT_OF_WORK, (req) => readOnlyWork(req, async () => {
     const meta = modelOf(req);
     const id = recordId((req.params as Params).id!);
     const body = new RequestBody(req.body);
@@ -66,13 +66,13 @@ export function registerModelApi(app: FastifyInstance): void {
     return record;
   }));
 
-  app.post('/api/create/:model', (req) => unitOfWork(req, async () => {
+  app.post('/api/create/:model', IN_UNIT_OF_WORK, (req) => unitOfWork(req, async () => {
     const meta = modelOf(req);
     const [rec] = await createRecords(meta, [publicValues(meta, req.body, 'create')]);
     return writeAnswer(meta, rec!);
   }));
 
-  app.put('/api/update/:model/:id', (req) => unitOfWork(req, async () => {
+  app.put('/api/update/:model/:id', IN_UNIT_OF_WORK, (req) => unitOfWork(req, async () => {
     const meta = modelOf(req);
     const id = recordId((req.params as Params).id!);
     await writeRecords(meta, [id], publicValues(meta, req.body, 'update'));
@@ -80,14 +80,14 @@ export function registerModelApi(app: FastifyInstance): void {
     return writeAnswer(meta, rec!);
   }));
 
-  app.delete('/api/delete/:model/:id', (req) => unitOfWork(req, async () => {
+  app.delete('/api/delete/:model/:id', IN_UNIT_OF_WORK, (req) => unitOfWork(req, async () => {
     const meta = modelOf(req);
     const id = recordId((req.params as Params).id!);
     await deleteRecords(meta, [id]);
     return { id, deleted: true };
   }));
 
-  app.post('/api/execute/:model/:method', (req) => unitOfWork(req, async () => {
+  app.post('/api/execute/:model/:method', IN_UNIT_OF_WORK, (req) => unitOfWork(req, async () => {
     const meta = modelOf(req);
     const method = (req.params as Params).method!;
     if (!meta.apiMethods.has(method)) throw new NotFound(`${meta.name} has no API method '${method.slice(0, 60)}'`);
@@ -113,7 +113,7 @@ export function registerModelApi(app: FastifyInstance): void {
     return { message: `${meta.name}.${method} executed on ${results.length} record(s)`, result: results.length === 1 ? results[0] : results };
   }));
 
-  app.post('/api/name_search/:model', (req) => readOnlyWork(req, async () => {
+  app.post('/api/name_search/:model', IN_UNIT_OF_WORK, (req) => readOnlyWork(req, async () => {
     const meta = modelOf(req);
     const body = new RequestBody(req.body);
     let qs = new QuerySet(meta).public_only().limit(body.integer('limit', 1, MAX_LIMIT) ?? 8);
@@ -124,7 +124,7 @@ export function registerModelApi(app: FastifyInstance): void {
     return qs.read(['display_name']);
   }));
 
-  app.get('/api/get_registry/:model', (req) => readOnlyWork(req, async () => {
+  app.get('/api/get_registry/:model', IN_UNIT_OF_WORK, (req) => readOnlyWork(req, async () => {
     const meta = modelOf(req);
     const out: Record<string, unknown> = {};
     for (const [name, f] of meta.fields) if (!f.options.internal) out[name] = f.describe();

@@ -8,7 +8,7 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Field } from '../fields/field.js';
 import { OneToManyField, type ManyToManyField } from '../fields/relational-fields.js';
 import type { ModelMeta } from '../model-meta.js';
-import { runSql } from '../execute-sql.js';
+import { runSelect } from '../execute-sql.js';
 import type { QueryScope } from './query-scope.js';
 import { orderAndPage, planSelect, type QueryState } from './select-plan.js';
 
@@ -41,7 +41,7 @@ export async function selectRows(meta: ModelMeta, state: QueryState, list: Selec
   const { scope, where } = planSelect(meta, state);
   const tail = orderAndPage(meta, state, scope); // before from(): ordering and the list may add joins
   const columns = buildList(list, scope);
-  return runSql<Row>(sql`SELECT ${columns} FROM ${scope.from()} WHERE ${where} ${tail}`);
+  return runSelect<Row>(columns, sql`FROM ${scope.from()} WHERE ${where} ${tail}`);
 }
 
 /**
@@ -74,6 +74,6 @@ export async function selectLinkedRows(
   const tail = orderAndPage(field.target, state, scope);
   const columns = buildList(list, scope);
   const { from, parent } = relationSource(field, scope);
-  return runSql<Row>(sql`SELECT ${parent} AS "__parent", ${columns}
-    FROM ${from} WHERE ${parent} = ANY(${parentIds}) AND ${where} ${tail}`);
+  return runSelect<Row>(sql`${parent} AS "__parent", ${columns}`,
+    sql`FROM ${from} WHERE ${parent} = ANY(${parentIds}) AND ${where} ${tail}`);
 }

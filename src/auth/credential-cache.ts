@@ -1,0 +1,44 @@
+/**
+ * What API keys resolved to on this worker, so a repeat request can skip the look-up round trip.
+ * Only a hint: every request that uses an entry is checked again by the database in its first
+ * statement (`request-guard.ts`), and an entry the check refuses is dropped. Keyed by database and
+ * key hash (never the key); bounded, least recently used out first.
+ */
+import type { Principal } from './request-guard.js';
+
+export interface RememberedCredential {
+  principal: Principal;
+  registryVersion: number;
+}
+
+export class CredentialCache {
+  /** Least recently used first (a Map keeps insertion order; hits re-insert). */
+  readonly #entries = new Map<string, RememberedCredential>();
+
+  constructor(readonly maxEntries = 10_000) {}
+
+  get(dbName: string, keyHash: string): RememberedCredential | undefined {
+    const id = `${dbName}\0${keyHash}`;
+    const entry = this.#entries.get(id);
+    if (entry) {
+      this.#entries.delete(id);
+      this.#entries.set(id, entry);
+    }
+    return entry;
+  }
+
+  set(dbName: string, keyHash: string, entry: RememberedCredential): void {
+    const id = `${dbName}\0${keyHash}`;
+    this.#entries.delete(id);
+    this.#entries.set(id, entry);
+    if (this.#entries.size > this.maxEntries) this.#entries.delete(this.#entries.keys().next().value as string);
+  }
+
+  delete(dbName: string, keyHash: string): void {
+    this.#entries.delete(`${dbName}\0${keyHash}`);
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * The request guard: how a worker may skip the per-request credential look-up without ever
+ * trusting a stale answer. A worker remembers what a key resolved to (account, user, company,
+ * registry version — `CredentialCache`); a later request with that key runs its first SELECT with
+ * `ff_request_guard(…)` as an uncorrelated sub-select, which PostgreSQL evaluates once, before
+ * the first row leaves the server. The function re-checks in the same snapshot exactly what the
+ * full look-up checks (install flag, registry version, key not revoked or expired, account active
+ * and unchanged) and raises SQLSTATE `FFB00` otherwise, so the statement returns nothing and the
+ * request is resolved again from scratch. Revocation therefore still takes effect on the very
+ * next request, on every worker: the check is the database's, only the round trip is saved.
+ *
+ * Statements that are not a guarded SELECT (writes, raw SQL) run the guard on its own first, and a
+ * request that ends with the guard still pending (no statement, or only empty results) runs it
+ * before its answer leaves — see `runSql` and `settleGuard`.
+ */
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+
+/** SQLSTATE raised by `ff_request_guard` (class FF is ours; PostgreSQL never uses it). */
+export const GUARD_SQLSTATE = 'FFB00';
+
+/** Whom a key stands for, as the full look-up resolved it. */
+export interface Principal {
+  uid: number;
+  companyId: number | null;
+  serviceAccountId: number;
+}
+
+/** The request's pending re-check of a remembered credential; shared by every Env of the request. */
+export class RequestGuard {
+  /** True until a statement proved the check passed. */
+  pending = true;
+
+  constructor(
+    readonly keyHash: string,
+    readonly principal: Principal,
+    readonly registryVersion: number,
+  ) {}
+
+  /** The call, for a select list or a statement of its own; raises `FFB00` unless still valid. */
+  call(): RawBuilder<boolean> {
+    const p = this.principal;
+    return sql<boolean>`ff_request_guard(${this.keyHash}, ${p.serviceAccountId}::int, ${p.uid}::int, ${p.companyId}::int, ${this.registryVersion}::int)`;
+  }
+}
+
+/** Thrown when the guard refused: the remembered credential no longer holds; resolve again. */
+export class StaleCredential extends Error {
+  constructor() {
+    super('The remembered credential or registry version is no longer current');
+  }
+}
+
+/** Signature used to ask whether a database has the guard (`to_regprocedure`). */
+export const GUARD_SIGNATURE = 'ff_request_guard(text,integer,integer,integer,integer)';
+
+/**
+ * Creates or replaces the guard function. Its conditions must stay those of `resolveApiKey`
+ * (a key the full look-up accepts passes, any other fails). One query, so one plan, cached by
+ * PL/pgSQL per connection.
+ */
+export async function installRequestGuard(db: Kysely<any>): Promise<void> {
+  await sql`CREATE OR REPLACE FUNCTION ff_request_guard(
+      p_key_hash text, p_account integer, p_user integer, p_company integer, p_registry_version integer)
+    RETURNS boolean LANGUAGE plpgsql STABLE PARALLEL RESTRICTED AS $guard$
+    BEGIN
+      PERFORM 1
+        FROM ff_state s, api_key k JOIN service_account a ON a.id = k.service_account_id
+        WHERE s.id = 1 AND NOT s.installing AND s.registry_version = p_registry_version
+          AND k.key_hash = p_key_hash AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())
+          AND a.id = p_account AND a.active IS TRUE AND a.user_id = p_user
+          AND a.company_id IS NOT DISTINCT FROM p_company;
+      IF NOT FOUND THEN
+        RAISE EXCEPTION 'request credential or state changed' USING ERRCODE = 'FFB00';
+      END IF;
+      RETURN true;
+    END
+    $guard$`.execute(db);
+}
