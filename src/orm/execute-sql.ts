@@ -18,21 +18,31 @@ export async function runSql<R = Record<string, unknown>>(query: RawBuilder<R>):
 }
 
 /**
- * `SELECT <columns> <rest>` (`rest` starts at FROM). While the request guard is pending the guard
- * rides along as an uncorrelated sub-select — evaluated once, before the first row — and a row
- * carrying its `true` confirms it for the rest of the request. An empty answer confirms nothing,
- * so the guard stays pending for the next statement.
+ * A statement that returns rows and can carry the request guard: `build` gets the extra output
+ * column to add to its SELECT list or RETURNING clause (null when nothing is pending). The guard is
+ * an uncorrelated sub-select, evaluated once before the first row leaves the server; if it
+ * refuses, the statement fails as a whole (a write is undone with it). A row carrying its `true`
+ * confirms it for the rest of the request; an empty answer confirms nothing, so the guard stays
+ * pending for the next statement. A write must return a row for everything it changes
+ * (`RETURNING`), so a write that returns nothing changed nothing.
  */
-export async function runSelect<R extends Record<string, unknown> = Record<string, unknown>>(
-  columns: RawBuilder<unknown>, rest: RawBuilder<unknown>,
+export async function runGuarded<R extends Record<string, unknown>>(
+  build: (guardColumn: RawBuilder<unknown> | null) => RawBuilder<unknown>,
 ): Promise<R[]> {
   const env = currentEnv();
   const guard = env.guard;
-  if (!guard?.pending) return execute(env, sql<R>`SELECT ${columns} ${rest}`);
-  const rows = await execute(env, sql<R & { __guard?: boolean }>`SELECT ${columns}, (SELECT ${guard.call()}) AS "__guard" ${rest}`, true);
+  if (!guard?.pending) return execute(env, build(null) as RawBuilder<R>);
+  const rows = await execute(env, build(sql`(SELECT ${guard.call()}) AS "__guard"`) as RawBuilder<R & { __guard?: boolean }>, true);
   if (rows[0]?.__guard === true) guard.pending = false;
   for (const row of rows) delete row.__guard;
   return rows;
+}
+
+/** `SELECT <columns> <rest>` (`rest` starts at FROM), carrying the request guard while it is pending. */
+export function runSelect<R extends Record<string, unknown> = Record<string, unknown>>(
+  columns: RawBuilder<unknown>, rest: RawBuilder<unknown>,
+): Promise<R[]> {
+  return runGuarded<R>((guard) => (guard ? sql`SELECT ${columns}, ${guard} ${rest}` : sql`SELECT ${columns} ${rest}`));
 }
 
 /** Confirms a pending request guard with a statement of its own (throws `StaleCredential`). */

@@ -9,7 +9,7 @@ import { currentEnv } from '../env.js';
 import type { Field } from '../fields/field.js';
 import type { Model } from '../model.js';
 import type { ModelMeta } from '../model-meta.js';
-import { runSql } from '../execute-sql.js';
+import { runGuarded } from '../execute-sql.js';
 import { RecordBatch } from '../record-batch.js';
 import { checkRequired, sortValues, type SortedValues } from './write-values.js';
 import { linkManyToMany, writeOneToMany } from './write-relations.js';
@@ -47,9 +47,10 @@ export async function createRecords(meta: ModelMeta, valsList: readonly Record<s
   const columns: Field[] = [];
   for (const s of sortedList) for (const f of s.columns.keys()) if (!columns.includes(f)) columns.push(f);
   const rowsSql = sortedList.map((s) => sql`(${sql.join(columns.map((f) => (s.columns.has(f) ? s.columns.get(f) : null)))})`);
-  const inserted = await runSql<Row>(sql`INSERT INTO ${sql.table(meta.table)}
+  const returning = selectList(meta.table, RecordBatch.storedFields(meta));
+  const inserted = await runGuarded<Row>((guard) => sql`INSERT INTO ${sql.table(meta.table)}
     (${sql.join(columns.map((f) => sql.id(f.column!)))}) VALUES ${sql.join(rowsSql)}
-    RETURNING ${selectList(meta.table, RecordBatch.storedFields(meta))}`);
+    RETURNING ${returning}${guard ? sql`, ${guard}` : sql``}`);
   const ids = inserted.map((r) => r.id as number);
 
   await linkManyToMany(meta, ids, sortedList.map((s) => s.manyToMany), 'create');

@@ -6,7 +6,7 @@
 import { sql } from 'kysely';
 import { NotFound } from '../../errors.js';
 import type { ModelMeta } from '../model-meta.js';
-import { runSql } from '../execute-sql.js';
+import { runGuarded } from '../execute-sql.js';
 import { collectDependents, flushRecompute, newPending, triggeredFieldNames } from './recompute.js';
 
 export async function deleteRecords(meta: ModelMeta, ids: readonly number[]): Promise<void> {
@@ -14,7 +14,8 @@ export async function deleteRecords(meta: ModelMeta, ids: readonly number[]): Pr
   const pending = newPending();
   await collectDependents(meta, ids, triggeredFieldNames(meta), pending);
   pending.get(meta)?.forEach((set) => ids.forEach((id) => set.delete(id)));
-  const deleted = await runSql<{ id: number }>(sql`DELETE FROM ${sql.table(meta.table)} WHERE id = ANY(${[...ids]}) RETURNING id`);
+  const deleted = await runGuarded<{ id: number }>((guard) => sql`DELETE FROM ${sql.table(meta.table)}
+    WHERE id = ANY(${[...ids]}) RETURNING id${guard ? sql`, ${guard}` : sql``}`);
   if (deleted.length !== new Set(ids).size) {
     const found = new Set(deleted.map((r) => r.id));
     throw new NotFound(`${meta.name} ${ids.filter((id) => !found.has(id)).slice(0, 5).join(', ')} does not exist`);

@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import { NotFound } from '../../errors.js';
 import { currentEnv } from '../env.js';
 import type { ModelMeta } from '../model-meta.js';
-import { runSql } from '../execute-sql.js';
+import { runGuarded } from '../execute-sql.js';
 import { RecordBatch } from '../record-batch.js';
 import { checkRequired, sortValues } from './write-values.js';
 import { linkManyToMany, writeOneToMany } from './write-relations.js';
@@ -26,8 +26,8 @@ export async function writeRecords(meta: ModelMeta, ids: readonly number[], vals
   sorted.columns.set(meta.fields.get('updated_date')!, new Date().toISOString());
   sorted.columns.set(meta.fields.get('updated_by')!, env.uid);
   const sets = [...sorted.columns].map(([f, v]) => sql`${sql.id(f.column!)} = ${v}`);
-  const updated = await runSql<{ id: number }>(sql`UPDATE ${sql.table(meta.table)} SET ${sql.join(sets)}
-    WHERE id = ANY(${[...ids]}) RETURNING id`);
+  const updated = await runGuarded<{ id: number }>((guard) => sql`UPDATE ${sql.table(meta.table)} SET ${sql.join(sets)}
+    WHERE id = ANY(${[...ids]}) RETURNING id${guard ? sql`, ${guard}` : sql``}`);
   if (updated.length !== new Set(ids).size) {
     const found = new Set(updated.map((r) => r.id));
     throw new NotFound(`${meta.name} ${ids.filter((id) => !found.has(id)).slice(0, 5).join(', ')} does not exist`);
