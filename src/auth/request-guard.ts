@@ -1,17 +1,18 @@
 /**
  * The request guard: how a worker may skip the per-request credential look-up without ever
  * trusting a stale answer. A worker remembers what a key resolved to (account, user, company,
- * registry version — `CredentialCache`); a later request with that key runs its first SELECT with
- * `ff_request_guard(…)` as an uncorrelated sub-select, which PostgreSQL evaluates once, before
+ * registry version — `CredentialCache`); a later request with that key runs its first statement
+ * with `ff_request_guard(…)` as an uncorrelated sub-select, which PostgreSQL evaluates once, before
  * the first row leaves the server. The function re-checks in the same snapshot exactly what the
  * full look-up checks (install flag, registry version, key not revoked or expired, account active
  * and unchanged) and raises SQLSTATE `FFB00` otherwise, so the statement returns nothing and the
  * request is resolved again from scratch. Revocation therefore still takes effect on the very
  * next request, on every worker: the check is the database's, only the round trip is saved.
  *
- * Statements that are not a guarded SELECT (writes, raw SQL) run the guard on its own first, and a
- * request that ends with the guard still pending (no statement, or only empty results) runs it
- * before its answer leaves — see `runSql` and `settleGuard`.
+ * Record writes carry it in their RETURNING clause (a refusal fails the whole statement, so the
+ * write is undone). Any other statement runs the guard on its own first, and a request that ends
+ * with the guard still pending (no statement, only empty results, or a failure) runs it before its
+ * answer leaves — see `runGuarded`, `runSql` and `settleGuard` in `orm/execute-sql.ts`.
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 
