@@ -61,6 +61,8 @@ export async function createServiceAccountKey(input: NewApiKey): Promise<{ key: 
 export interface RequestState {
   installing: boolean;
   registryVersion: number;
+  /** Moves with every change to rights, rules and memberships (`access/security-version.ts`). */
+  securityVersion: number;
   /** Null when the key is unknown, revoked, expired or its account deactivated. */
   principal: Principal | null;
   /** The database has `ff_request_guard`, so the answer may be remembered (installed with core). */
@@ -74,19 +76,20 @@ export interface RequestState {
 export async function resolveApiKey(db: Kysely<any>, keyHash: string | null): Promise<RequestState> {
   const hash = keyHash ?? '';
   const { rows } = await sql<{
-    installing: boolean; registry_version: number; user_id: number | null; company_id: number | null; account_id: number | null;
+    installing: boolean; registry_version: number; security_version: number; user_id: number | null; company_id: number | null; account_id: number | null;
     guard: boolean;
-  }>`SELECT s.installing, s.registry_version, a.user_id, a.company_id, a.id AS account_id,
+  }>`SELECT s.installing, s.registry_version, s.security_version, a.user_id, a.company_id, a.id AS account_id,
       to_regprocedure(${GUARD_SIGNATURE}) IS NOT NULL AS guard
     FROM ff_state s
     LEFT JOIN api_key k ON k.key_hash = ${hash} AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())
     LEFT JOIN service_account a ON a.id = k.service_account_id AND a.active IS TRUE
     WHERE s.id = 1`.execute(db);
   const row = rows[0];
-  if (!row) return { installing: false, registryVersion: 0, principal: null, guardAvailable: false };
+  if (!row) return { installing: false, registryVersion: 0, securityVersion: 0, principal: null, guardAvailable: false };
   return {
     installing: row.installing,
     registryVersion: row.registry_version,
+    securityVersion: row.security_version,
     principal: row.user_id !== null && row.account_id !== null
       ? { uid: row.user_id, companyId: row.company_id, serviceAccountId: row.account_id }
       : null,

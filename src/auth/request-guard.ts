@@ -4,8 +4,8 @@
  * registry version — `CredentialCache`); a later request with that key runs its first statement
  * with `ff_request_guard(…)` as an uncorrelated sub-select, which PostgreSQL evaluates once, before
  * the first row leaves the server. The function re-checks in the same snapshot exactly what the
- * full look-up checks (install flag, registry version, key not revoked or expired, account active
- * and unchanged) and raises SQLSTATE `FFB00` otherwise, so the statement returns nothing and the
+ * full look-up checks (install flag, registry and security versions, key not revoked or expired,
+ * account active and unchanged) and raises SQLSTATE `FFB00` otherwise, so the statement returns nothing and the
  * request is resolved again from scratch. Revocation therefore still takes effect on the very
  * next request, on every worker: the check is the database's, only the round trip is saved.
  *
@@ -35,12 +35,13 @@ export class RequestGuard {
     readonly keyHash: string,
     readonly principal: Principal,
     readonly registryVersion: number,
+    readonly securityVersion: number,
   ) {}
 
   /** The call, for a select list or a statement of its own; raises `FFB00` unless still valid. */
   call(): RawBuilder<boolean> {
     const p = this.principal;
-    return sql<boolean>`ff_request_guard(${this.keyHash}, ${p.serviceAccountId}::int, ${p.uid}::int, ${p.companyId}::int, ${this.registryVersion}::int)`;
+    return sql<boolean>`ff_request_guard(${this.keyHash}, ${p.serviceAccountId}::int, ${p.uid}::int, ${p.companyId}::int, ${this.registryVersion}::int, ${this.securityVersion}::int)`;
   }
 }
 
@@ -52,7 +53,7 @@ export class StaleCredential extends Error {
 }
 
 /** Signature used to ask whether a database has the guard (`to_regprocedure`). */
-export const GUARD_SIGNATURE = 'ff_request_guard(text,integer,integer,integer,integer)';
+export const GUARD_SIGNATURE = 'ff_request_guard(text,integer,integer,integer,integer,integer)';
 
 /**
  * Creates or replaces the guard function. Its conditions must stay those of `resolveApiKey`
@@ -60,13 +61,17 @@ export const GUARD_SIGNATURE = 'ff_request_guard(text,integer,integer,integer,in
  * PL/pgSQL per connection.
  */
 export async function installRequestGuard(db: Kysely<any>): Promise<void> {
+  // The signature of the first version (before the security version), if a database has it.
+  await sql`DROP FUNCTION IF EXISTS ff_request_guard(text, integer, integer, integer, integer)`.execute(db);
   await sql`CREATE OR REPLACE FUNCTION ff_request_guard(
-      p_key_hash text, p_account integer, p_user integer, p_company integer, p_registry_version integer)
+      p_key_hash text, p_account integer, p_user integer, p_company integer, p_registry_version integer,
+      p_security_version integer)
     RETURNS boolean LANGUAGE plpgsql STABLE PARALLEL RESTRICTED AS $guard$
     BEGIN
       PERFORM 1
         FROM ff_state s, api_key k JOIN service_account a ON a.id = k.service_account_id
         WHERE s.id = 1 AND NOT s.installing AND s.registry_version = p_registry_version
+          AND s.security_version = p_security_version
           AND k.key_hash = p_key_hash AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())
           AND a.id = p_account AND a.active IS TRUE AND a.user_id = p_user
           AND a.company_id IS NOT DISTINCT FROM p_company;

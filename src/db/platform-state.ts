@@ -16,6 +16,8 @@ export async function ensurePlatformState(db: Kysely<any>): Promise<void> {
     installing boolean NOT NULL DEFAULT false,
     installing_since timestamptz,
     registry_version integer NOT NULL DEFAULT 0)`.execute(db);
+  // Moved by triggers on rights, rules and memberships (access/security-version.ts).
+  await sql`ALTER TABLE ff_state ADD COLUMN IF NOT EXISTS security_version integer NOT NULL DEFAULT 0`.execute(db);
   await sql`INSERT INTO ff_state (id) VALUES (1) ON CONFLICT (id) DO NOTHING`.execute(db);
 }
 

@@ -1,13 +1,15 @@
 /**
  * Runs before every `/api/*` handler: selects the database and resolves the credential. The full
- * resolution is one statement (install flag, registry version, key → account); mid-install → 503
- * with `Retry-After: 5`, no valid credential → 401. A route that does all its work through
+ * resolution is one statement (install flag, registry and security versions, key → account) plus
+ * the principal's access profile (two); mid-install → 503 with `Retry-After: 5`, no valid
+ * credential → 401. Handlers run as the principal, restricted by its profile (`access/`). A route that does all its work through
  * `readOnlyWork`/`unitOfWork` (declared with `IN_UNIT_OF_WORK`) may instead start from what this
  * worker remembers of the key: the database then confirms it within the request's first statement
  * (`auth/request-guard.ts`), and if it does not, the request is resolved again and re-run, so the
  * answer is always the one the full resolution would give.
  */
 import type { FastifyRequest } from 'fastify';
+import { loadAccessProfile, type AccessProfile } from '../access/access-profile.js';
 import { AuthenticationError, DatabaseBusy } from '../errors.js';
 import { resolveApiKey, API_KEY_PREFIX, hashApiKey } from '../auth/api-keys.js';
 import { CredentialCache } from '../auth/credential-cache.js';
@@ -25,6 +27,8 @@ export interface RequestContext {
   registry: Registry;
   uid: number;
   companyId: number | null;
+  /** What the principal may do (groups, rights, rules, allowed companies). */
+  access: AccessProfile;
   /** Set when the credential is remembered: the database has yet to confirm it. */
   guard: RequestGuard | null;
   /** Resolves the credential again from the database (after the guard refused). */
@@ -75,11 +79,14 @@ export function apiContextHook(platform: Platform, selector: DatabaseSelector) {
       if (!token) throw new AuthenticationError('Missing credential: send "Authorization: Bearer <credential>"');
       if (!state.principal) throw new AuthenticationError('Invalid, revoked or expired credential');
       const registry = await platform.registry(dbName, state.registryVersion);
+      const { uid, companyId, serviceAccountId } = state.principal;
+      const access = await loadAccessProfile(db.kysely, registry, { uid, serviceAccountId });
       if (keyHash && state.guardAvailable) {
-        remembered.set(dbName, keyHash, { principal: state.principal, registryVersion: state.registryVersion });
+        remembered.set(dbName, keyHash, {
+          principal: state.principal, registryVersion: state.registryVersion, securityVersion: state.securityVersion, access,
+        });
       }
-      const { uid, companyId } = state.principal;
-      return { dbName, db, registry, uid, companyId, guard: null, resolveAgain: resolve };
+      return { dbName, db, registry, uid, companyId, access, guard: null, resolveAgain: resolve };
     };
 
     const known = keyHash && req.routeOptions.config?.unitOfWork ? remembered.get(dbName, keyHash) : undefined;
@@ -87,7 +94,8 @@ export function apiContextHook(platform: Platform, selector: DatabaseSelector) {
     if (keyHash && known && registry) {
       req.ff = {
         dbName, db, registry: await registry, uid: known.principal.uid, companyId: known.principal.companyId,
-        guard: new RequestGuard(keyHash, known.principal, known.registryVersion),
+        access: known.access,
+        guard: new RequestGuard(keyHash, known.principal, known.registryVersion, known.securityVersion),
         resolveAgain: () => {
           remembered.delete(dbName, keyHash);
           return resolve();
@@ -100,7 +108,7 @@ export function apiContextHook(platform: Platform, selector: DatabaseSelector) {
 }
 
 function envOptions(ctx: RequestContext): TransactionOptions {
-  return { uid: ctx.uid, companyId: ctx.companyId, guard: ctx.guard };
+  return { uid: ctx.uid, companyId: ctx.companyId, companyIds: [...ctx.access.companyIds], access: ctx.access, guard: ctx.guard };
 }
 
 /** Runs `fn` as the request's unit of work: one transaction, rolled back on any error. */

@@ -8,6 +8,7 @@ import { sql } from 'kysely';
 import { ModuleError } from '../errors.js';
 import type { TenantDatabase } from '../db/engine.js';
 import { syncSchema } from '../db/schema-sync.js';
+import { installSecurityTriggers } from '../access/security-version.js';
 import { installRequestGuard } from '../auth/request-guard.js';
 import { bumpRegistryVersion, ensurePlatformState, INSTALL_LOCK, installedModules, setInstalling } from '../db/platform-state.js';
 import { currentEnv, makeEnv, runInEnv } from '../orm/env.js';
@@ -54,6 +55,7 @@ export async function installModules(db: TenantDatabase, catalog: ModuleCatalog,
       const registry = await buildRegistry(catalog, order);
       const warnings = await syncSchema(trx, registry);
       await installRequestGuard(trx);
+      await installSecurityTriggers(trx, registry);
       const fresh = order.filter((id) => !before.includes(id));
       const reload = order.filter((id) => fresh.includes(id) || (request.update ?? []).includes(id));
       await runInEnv(makeEnv(db, registry, trx, { su: true }), async () => {

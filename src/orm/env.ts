@@ -6,6 +6,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Kysely } from 'kysely';
+import type { AccessProfile } from '../access/access-profile.js';
 import type { RequestGuard } from '../auth/request-guard.js';
 import type { TenantDatabase } from '../db/engine.js';
 import type { Registry } from './registry.js';
@@ -22,6 +23,8 @@ export interface Env {
   readonly context: Readonly<Record<string, unknown>>;
   /** Elevated: access rules are not applied (install, CLI, server acting for a visitor). */
   readonly su: boolean;
+  /** The acting principal's rights and rules (`access/`); null = unrestricted (the platform). */
+  readonly access: AccessProfile | null;
   /** Work to run once the transaction has committed (deferred file removal, socket pings). */
   readonly afterCommit: (() => unknown)[];
   /** A remembered credential the database has yet to confirm (`request-guard.ts`); none otherwise. */
@@ -66,6 +69,7 @@ export function makeEnv(
     companyIds: options.companyIds ?? (options.companyId ? [options.companyId] : []),
     context: options.context ?? {},
     su: options.su ?? false,
+    access: options.access ?? null,
     afterCommit,
     guard: options.guard ?? null,
   };
@@ -77,6 +81,7 @@ export interface TransactionOptions {
   companyIds?: number[];
   context?: Record<string, unknown>;
   su?: boolean;
+  access?: AccessProfile | null;
   guard?: RequestGuard | null;
 }
 

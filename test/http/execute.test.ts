@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
 import { ProjectStage } from '../../modules/project/models/project_stage.js';
 import { ProjectTask } from '../../modules/project/models/project_task.js';
+import { adminAccessYaml } from '../support/admin-access.js';
 import { testDatabase, type TestDatabase } from '../support/test-database.js';
 
 const PROBE_MODEL = `
@@ -61,6 +62,8 @@ beforeAll(async () => {
   await mkdir(join(probeRoot, 'exec_probe', 'models'), { recursive: true });
   await writeFile(join(probeRoot, 'exec_probe', 'manifest.yaml'), 'name: Execute probe\nidentifier: exec_probe\ndependencies: [core]\n');
   await writeFile(join(probeRoot, 'exec_probe', 'models', 'index.ts'), PROBE_MODEL);
+  await mkdir(join(probeRoot, 'exec_probe', 'security'));
+  await writeFile(join(probeRoot, 'exec_probe', 'security', 'access.yaml'), adminAccessYaml(['ExecProbe']));
   t = await testDatabase('full', [probeRoot]);
   await t.platform.install(t.name, { init: ['exec_probe'] });
   prodApp = await buildApp(t.platform, { dev: false });

@@ -239,7 +239,7 @@ describe('remembered credentials', () => {
     try {
       // Remembered first, then the function disappears behind the worker's back.
       expect((await call(worker, key, 'POST', '/api/query/Contact', {})).statusCode).toBe(200);
-      await sql`DROP FUNCTION ff_request_guard(text, integer, integer, integer, integer)`.execute(db.kysely);
+      await sql`DROP FUNCTION ff_request_guard(text, integer, integer, integer, integer, integer)`.execute(db.kysely);
       for (let i = 0; i < 2; i++) {
         const counted = await t.countStatements(async () => {
           const res = await call(worker, key, 'POST', '/api/query/Contact', { limit: 1 });

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { currentEnv } from '../../src/orm/env.js';
 import { ProjectStage } from '../../modules/project/models/project_stage.js';
 import { ProjectTag } from '../../modules/project/models/project_tag.js';
+import { adminAccessYaml } from '../support/admin-access.js';
 import { testDatabase, type TestDatabase } from '../support/test-database.js';
 
 const PROBE_MODEL = `
@@ -48,6 +49,8 @@ beforeAll(async () => {
   await mkdir(join(probeRoot, 'write_probe', 'models'), { recursive: true });
   await writeFile(join(probeRoot, 'write_probe', 'manifest.yaml'), 'name: Write probe\nidentifier: write_probe\ndependencies: [core]\n');
   await writeFile(join(probeRoot, 'write_probe', 'models', 'index.ts'), PROBE_MODEL);
+  await mkdir(join(probeRoot, 'write_probe', 'security'));
+  await writeFile(join(probeRoot, 'write_probe', 'security', 'access.yaml'), adminAccessYaml(['WriteProbe']));
   t = await testDatabase('full', [probeRoot]);
   await t.platform.install(t.name, { init: ['write_probe'] });
   await t.run(async () => {

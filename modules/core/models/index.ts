@@ -10,3 +10,4 @@ export * from './ui_menu.js';
 export * from './settings.js';
 export * from './service_account.js';
 export * from './api_key.js';
+export * from './record_rule.js';

@@ -4,6 +4,7 @@
  * the ORM and shape the answer; the ORM does the work, in the request's unit of work.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { assertRight } from '../../access/record-access.js';
 import { BadRequest, NotFound } from '../../errors.js';
 import { currentEnv } from '../../orm/env.js';
 import type { ModelMeta } from '../../orm/model-meta.js';
@@ -126,6 +127,7 @@ export function registerModelApi(app: FastifyInstance): void {
 
   app.get('/api/get_registry/:model', IN_UNIT_OF_WORK, (req) => readOnlyWork(req, async () => {
     const meta = modelOf(req);
+    assertRight(meta, 'read');
     const out: Record<string, unknown> = {};
     for (const [name, f] of meta.fields) if (!f.options.internal) out[name] = f.describe();
     return out;

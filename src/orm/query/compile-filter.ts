@@ -86,19 +86,22 @@ function existsThrough(
   inner: ((sub: QueryScope, subAlias: string) => Sql) | null,
 ): Sql {
   const sub = scope.child(f.target);
+  // Records the principal may not read are not there to be matched (none when unrestricted).
+  const visible = sub.access ? sub.readableIds(f.target) : null;
+  const restrict = (cond: Sql) => (visible ? sql`${cond} AND ${sql.id(sub.alias, 'id')} IN (${visible})` : cond);
   let link: Sql;
   let from: Sql;
   if (f instanceof OneToManyField) {
     link = sql`${sql.id(sub.alias, f.inverse.column!)} = ${sql.id(alias, 'id')}`;
-    const cond = inner ? inner(sub, sub.alias) : TRUE;
+    const cond = restrict(inner ? inner(sub, sub.alias) : TRUE);
     from = sub.from();
     return sql`EXISTS (SELECT 1 FROM ${from} WHERE ${link} AND ${cond})`;
   }
   const rel = scope.newAlias();
   const j = f.join;
   link = sql`${sql.id(rel, j.sourceColumn)} = ${sql.id(alias, 'id')}`;
-  if (!inner) return sql`EXISTS (SELECT 1 FROM ${sql.table(j.table)} AS ${sql.id(rel)} WHERE ${link})`;
-  const cond = inner(sub, sub.alias);
+  if (!inner && !visible) return sql`EXISTS (SELECT 1 FROM ${sql.table(j.table)} AS ${sql.id(rel)} WHERE ${link})`;
+  const cond = restrict(inner ? inner(sub, sub.alias) : TRUE);
   from = sub.from();
   return sql`EXISTS (SELECT 1 FROM ${sql.table(j.table)} AS ${sql.id(rel)} JOIN ${from} ON ${sql.id(sub.alias, 'id')} = ${sql.id(rel, j.targetColumn)} WHERE ${link} AND ${cond})`;
 }

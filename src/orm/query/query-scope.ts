@@ -7,6 +7,8 @@ import { sql, type RawBuilder } from 'kysely';
 import type { ModelMeta } from '../model-meta.js';
 import type { ManyToOneField } from '../fields/relational-fields.js';
 import { QuerySyntaxError } from '../../errors.js';
+import type { AccessProfile } from '../../access/access-profile.js';
+import { accessCondition, assertRight, isRestricted } from '../../access/record-access.js';
 
 /** Most table aliases (the root, joins, subqueries, link tables) one compiled query may use. */
 export const MAX_QUERY_ALIASES = 129;
@@ -29,6 +31,12 @@ export class QueryScope {
   readonly alias: string;
   private readonly joins: Join[] = [];
   private readonly joinByPath = new Map<string, string>();
+  /**
+   * Whose read access restricts the records this scope reaches through relations: a joined or
+   * EXISTS-traversed record the principal may not read behaves as absent (null). Null: none
+   * (elevated code, and while compiling the record rules themselves, which are the platform's).
+   */
+  access: AccessProfile | null = null;
 
   constructor(
     readonly meta: ModelMeta,
@@ -52,18 +60,39 @@ export class QueryScope {
 
   /** A scope for a subquery over `meta` (EXISTS for to-many traversal). */
   child(meta: ModelMeta): QueryScope {
-    return new QueryScope(meta, this.variables, this.publicOnly, this.counter);
+    const scope = new QueryScope(meta, this.variables, this.publicOnly, this.counter);
+    scope.access = this.access;
+    return scope;
   }
 
-  /** Alias of the target of `field` reached from `fromAlias`, LEFT JOINed once. */
+  /**
+   * Alias of the target of `field` reached from `fromAlias`, LEFT JOINed once (once per
+   * restriction: a join made for a record rule is not reused by the caller's own filters).
+   */
   joinManyToOne(fromAlias: string, field: ManyToOneField): string {
-    const key = `${fromAlias}.${field.name}`;
+    const key = `${this.access ? 'r' : 'u'}:${fromAlias}.${field.name}`;
     const existing = this.joinByPath.get(key);
     if (existing) return existing;
     const alias = this.newAlias();
-    this.joins.push({ alias, table: field.target.table, on: sql`${sql.id(alias, 'id')} = ${sql.id(fromAlias, field.column!)}` });
+    let on = sql`${sql.id(alias, 'id')} = ${sql.id(fromAlias, field.column!)}`;
+    const visible = this.access ? this.readableIds(field.target) : null;
+    if (visible) on = sql`${on} AND ${sql.id(alias, 'id')} IN (${visible})`;
+    this.joins.push({ alias, table: field.target.table, on });
     this.joinByPath.set(key, alias);
     return alias;
+  }
+
+  /**
+   * `SELECT id FROM <meta> WHERE <what the principal may read>`, or null when every record of it
+   * is readable; 403 when the model itself is not readable.
+   */
+  readableIds(meta: ModelMeta): RawBuilder<unknown> | null {
+    if (!this.access) return null;
+    assertRight(meta, 'read', this.access);
+    if (!isRestricted(meta, 'read', this.access)) return null;
+    const inner = this.child(meta);
+    const allowed = accessCondition(meta, 'read', inner, this.access);
+    return allowed ? sql`SELECT ${sql.id(inner.alias, 'id')} FROM ${inner.from()} WHERE ${allowed}` : null;
   }
 
   /** `"task" AS "t0" LEFT JOIN "stage" AS "t1" ON …` */

@@ -1,11 +1,12 @@
 /**
  * Everything that decides which rows of a model a query sees, compiled once into a FROM and a
  * WHERE: the caller's filters, the archivable default (only active records unless the filter
- * names `active`) and name-search terms. Every read path — records, API reads, counts,
+ * names `active`), name-search terms and what the acting user may read (`access/`). Every read path — records, API reads, counts,
  * aggregates, groups, updates and deletes of a queryset — builds its SQL from a plan, so a rule
  * added here holds everywhere.
  */
 import { sql, type RawBuilder } from 'kysely';
+import { accessCondition, activeAccess, assertRight } from '../../access/record-access.js';
 import { currentEnv } from '../env.js';
 import type { ModelMeta } from '../model-meta.js';
 import type { ConditionNode, FilterNode } from './filter-ast.js';
@@ -54,7 +55,10 @@ export function currentVariables(): QueryVariables {
 
 /** Compiles the row-selecting part of a query (joins are collected into `scope`). */
 export function planSelect(meta: ModelMeta, state: QueryState, scope?: QueryScope): SelectPlan {
-  scope ??= new QueryScope(meta, currentVariables(), state.publicOnly);
+  if (!scope) {
+    scope = new QueryScope(meta, currentVariables(), state.publicOnly);
+    scope.access = activeAccess();
+  }
   const conditions: Sql[] = state.filters.map((f) => compileFilter(f, scope));
   if (meta.isArchivable && state.activeTest && !state.filters.some((f) => filterMentions(f, 'active'))) {
     conditions.push(sql`${sql.id(scope.alias, 'active')} IS TRUE`);
@@ -68,6 +72,14 @@ export function planSelect(meta: ModelMeta, state: QueryState, scope?: QueryScop
       ),
     };
     conditions.push(compileFilter(anyField, scope));
+  }
+  // Model right, record rules and company isolation: part of the same statement, never a check
+  // per record afterwards.
+  const access = activeAccess();
+  if (access) {
+    assertRight(meta, 'read', access);
+    const allowed = accessCondition(meta, 'read', scope, access);
+    if (allowed) conditions.push(allowed);
   }
   const where = conditions.length ? sql.join(conditions, sql` AND `) : sql`TRUE`;
   return { scope, where };

@@ -16,10 +16,13 @@ import { linkManyToMany, writeOneToMany } from './write-relations.js';
 import { collectDependents, flushRecompute, newPending, triggeredFieldNames } from './recompute.js';
 import { precompute, precomputableFields } from './precompute.js';
 import { selectList, type Row } from '../query/select-rows.js';
+import { assertCompanyValue, assertRight } from '../../access/record-access.js';
+import { assertRecordsAllowed } from '../../access/record-checks.js';
 
 export async function createRecords(meta: ModelMeta, valsList: readonly Record<string, unknown>[]): Promise<Model[]> {
   if (!valsList.length) return [];
   const env = currentEnv();
+  assertRight(meta, 'create');
   const now = new Date().toISOString();
   const sortedList: SortedValues[] = valsList.map((vals) => {
     const sorted = sortValues(meta, vals, 'create');
@@ -29,6 +32,7 @@ export async function createRecords(meta: ModelMeta, valsList: readonly Record<s
       }
     }
     checkRequired(meta, sorted.columns, 'create');
+    assertCompanyValue(meta, sorted.columns);
     const audit = (name: string, value: unknown) => sorted.columns.set(meta.fields.get(name)!, value);
     if (!hasValue(sorted, meta, 'created_date')) audit('created_date', now);
     audit('created_by', env.uid);
@@ -52,6 +56,7 @@ export async function createRecords(meta: ModelMeta, valsList: readonly Record<s
     (${sql.join(columns.map((f) => sql.id(f.column!)))}) VALUES ${sql.join(rowsSql)}
     RETURNING ${returning}${guard ? sql`, ${guard}` : sql``}`);
   const ids = inserted.map((r) => r.id as number);
+  await assertRecordsAllowed(meta, 'create', ids);
 
   await linkManyToMany(meta, ids, sortedList.map((s) => s.manyToMany), 'create');
   for (let i = 0; i < ids.length; i++) {

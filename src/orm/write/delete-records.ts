@@ -8,9 +8,11 @@ import { NotFound } from '../../errors.js';
 import type { ModelMeta } from '../model-meta.js';
 import { runGuarded } from '../execute-sql.js';
 import { collectDependents, flushRecompute, newPending, triggeredFieldNames } from './recompute.js';
+import { assertRecordsAllowed } from '../../access/record-checks.js';
 
 export async function deleteRecords(meta: ModelMeta, ids: readonly number[]): Promise<void> {
   if (!ids.length) return;
+  await assertRecordsAllowed(meta, 'delete', ids);
   const pending = newPending();
   await collectDependents(meta, ids, triggeredFieldNames(meta), pending);
   pending.get(meta)?.forEach((set) => ids.forEach((id) => set.delete(id)));

@@ -9,6 +9,7 @@
  * `this.id` as null: one that queries by its own id must depend on something written after the
  * INSERT, or declare no `depends`.
  */
+import { currentEnv, withEnv } from '../env.js';
 import type { Field } from '../fields/field.js';
 import { ManyToOneField, RelationalField } from '../fields/relational-fields.js';
 import type { Model } from '../model.js';
@@ -52,6 +53,8 @@ export function precomputableFields(meta: ModelMeta, writtenRelations: ReadonlyS
  * inserted, and adds the results to those values.
  */
 export async function precompute(meta: ModelMeta, sortedList: SortedValues[], fields: readonly Field[]): Promise<void> {
+  // Computed as the platform, like every stored computed value (recompute.ts).
+  if (!currentEnv().su) return withEnv({ su: true }, () => precompute(meta, sortedList, fields));
   const batch = new RecordBatch(meta);
   for (const f of meta.fields.values()) {
     // A record that does not exist yet has no lines and no links (the create writes none of these).

@@ -4,6 +4,7 @@
  * batch prefetch and writes only the values that changed — in one UPDATE per field — which may
  * in turn trigger fields that depend on those (order line subtotal → order total).
  */
+import { currentEnv, withEnv } from '../env.js';
 import { sql } from 'kysely';
 import type { Field } from '../fields/field.js';
 import { OneToManyField, RelationalField } from '../fields/relational-fields.js';
@@ -57,6 +58,8 @@ export async function collectDependents(
   meta: ModelMeta, ids: readonly number[], fieldNames: Iterable<string>, pending: Pending, hints: DependentsHints = {},
 ): Promise<void> {
   if (!ids.length) return;
+  // Stored values are the platform's: their dependents are found whatever the user may read.
+  if (!currentEnv().su) return withEnv({ su: true }, () => collectDependents(meta, ids, fieldNames, pending, hints));
   // Several changed fields (or depends paths) often lead to the same records through the same
   // path (`tasks` and `tasks.active` both reach a task's project): look each path up once.
   const byPath = new Map<string, { owner: ModelMeta; prefix: readonly string[]; fields: Set<Field> }>();
@@ -100,6 +103,9 @@ function ownersFromRows(owner: ModelMeta, prefix: readonly string[], meta: Model
  * the records whose stored values changed.
  */
 export async function flushRecompute(pending: Pending, depth = 0, changedRecords: Changed = new Map()): Promise<Changed> {
+  // Stored computed fields are computed as the platform (like Odoo's compute_sudo for stored
+  // fields): a value must not depend on who happened to trigger the recompute.
+  if (!currentEnv().su) return withEnv({ su: true }, () => flushRecompute(pending, depth, changedRecords));
   if (depth > MAX_CASCADE) throw new Error('Stored computed fields depend on each other in a cycle');
   const next = newPending();
   for (const [owner, byField] of pending) {

@@ -12,12 +12,16 @@ import { RecordBatch } from '../record-batch.js';
 import { checkRequired, sortValues } from './write-values.js';
 import { linkManyToMany, writeOneToMany } from './write-relations.js';
 import { changesLinks, collectDependents, flushRecompute, newPending } from './recompute.js';
+import { assertCompanyValue } from '../../access/record-access.js';
+import { assertRecordsAllowed } from '../../access/record-checks.js';
 
 export async function writeRecords(meta: ModelMeta, ids: readonly number[], vals: Record<string, unknown>): Promise<void> {
   if (!ids.length) return;
   const env = currentEnv();
   const sorted = sortValues(meta, vals, 'update');
   checkRequired(meta, sorted.columns, 'update');
+  assertCompanyValue(meta, sorted.columns);
+  await assertRecordsAllowed(meta, 'write', ids);
   const changed = [...sorted.columns.keys()].map((f) => f.name);
   const pending = newPending();
   // A changed link may leave dependents behind (a line moved to another order): collect them first.

@@ -1,0 +1,86 @@
+/**
+ * The one enforcement point of model rights, record rules and company isolation. The ORM asks it
+ * for a model right before touching a model and for the SQL condition a statement must add, so
+ * every path that reads or writes records — API routes, model methods, nested reads, whatever a
+ * later endpoint builds on querysets — passes it. Elevated code (`su`: installs, the CLI,
+ * recomputation of stored fields, the server acting for an anonymous visitor) is not restricted.
+ */
+import { sql, type RawBuilder } from 'kysely';
+import { AccessError } from '../errors.js';
+import { currentEnv } from '../orm/env.js';
+import { ManyToOneField } from '../orm/fields/relational-fields.js';
+import type { ModelMeta } from '../orm/model-meta.js';
+import { compileFilter } from '../orm/query/compile-filter.js';
+import type { QueryScope } from '../orm/query/query-scope.js';
+import type { AccessProfile, Permission } from './access-profile.js';
+
+type Sql = RawBuilder<unknown>;
+
+/** The profile to enforce, or null when the current code runs elevated (or as the platform). */
+export function activeAccess(): AccessProfile | null {
+  const env = currentEnv();
+  return env.su ? null : env.access;
+}
+
+const VERBS: Record<Permission, string> = { read: 'read', write: 'change', create: 'create', delete: 'delete' };
+
+/** Throws `AccessError` (403) unless the model right is granted. */
+export function assertRight(meta: ModelMeta, perm: Permission, access: AccessProfile | null = activeAccess()): void {
+  if (!access) return;
+  if (access.rights.get(meta.name)?.has(perm)) return;
+  throw new AccessError(`You are not allowed to ${VERBS[perm]} ${meta.verboseName} records`);
+}
+
+/** The `company` ManyToOne that puts a model under company isolation, if it has one. */
+export function companyField(meta: ModelMeta): ManyToOneField | null {
+  const f = meta.fields.get('company');
+  return f instanceof ManyToOneField && f.target.name === 'Company' && meta.name !== 'Company' ? f : null;
+}
+
+/** Whether some rule or company isolation restricts `perm` on `meta` (no SQL built). */
+export function isRestricted(meta: ModelMeta, perm: Permission, access: AccessProfile | null = activeAccess()): boolean {
+  if (!access) return false;
+  return companyField(meta) !== null || (access.rules.get(meta.name) ?? []).some((r) => r.perms.has(perm));
+}
+
+/**
+ * The condition rows of `meta` (aliased by `scope`) must meet for `perm`, or null when nothing
+ * restricts them: global rules ANDed, the principal's group rules ORed, and company isolation
+ * (no company, or one of the allowed ones). A rule whose filter does not parse matches nothing.
+ */
+export function accessCondition(meta: ModelMeta, perm: Permission, scope: QueryScope, access: AccessProfile | null = activeAccess()): Sql | null {
+  if (!access || !isRestricted(meta, perm, access)) return null;
+  const parts: Sql[] = [];
+  const groupRules: Sql[] = [];
+  // Rule filters are the platform's: what they traverse is not itself restricted (and joins
+  // made for them are kept apart from the caller's, see QueryScope.joinManyToOne).
+  const restriction = scope.access;
+  scope.access = null;
+  try {
+    for (const rule of access.rules.get(meta.name) ?? []) {
+      if (!rule.perms.has(perm)) continue;
+      const cond = rule.filter ? sql`COALESCE(${compileFilter(rule.filter, scope)}, FALSE)` : sql`FALSE`;
+      (rule.global ? parts : groupRules).push(cond);
+    }
+  } finally {
+    scope.access = restriction;
+  }
+  if (groupRules.length) parts.push(sql`(${sql.join(groupRules, sql` OR `)})`);
+  const company = companyField(meta);
+  if (company) {
+    const col = sql.id(scope.alias, company.column!);
+    parts.push(sql`(${col} IS NULL OR ${col} = ANY(${[...access.companyIds]}::int[]))`);
+  }
+  return parts.length ? sql.join(parts, sql` AND `) : null;
+}
+
+/** Throws `AccessError` when a written `company` value is not one of the allowed companies. */
+export function assertCompanyValue(meta: ModelMeta, values: ReadonlyMap<unknown, unknown> | Record<string, unknown>, access: AccessProfile | null = activeAccess()): void {
+  if (!access) return;
+  const company = companyField(meta);
+  if (!company) return;
+  const value = values instanceof Map ? values.get(company) : (values as Record<string, unknown>)[company.name];
+  if (value === undefined || value === null) return;
+  if (typeof value === 'number' && access.companyIds.includes(value)) return;
+  throw new AccessError(`You may not assign ${meta.verboseName} records to company ${String(value)}: it is not one of your companies`);
+}
