@@ -9,3 +9,5 @@ export { currentEnv, withEnv, type Env } from './orm/env.js';
 export {
   FieldForgeError, ValidationError, UserError, AccessError, NotFound, BadRequest,
 } from './errors.js';
+export { checkPasswordRule } from './auth/password-rule.js';
+export { hashPassword } from './auth/passwords.js';

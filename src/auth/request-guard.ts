@@ -19,11 +19,14 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 /** SQLSTATE raised by `ff_request_guard` (class FF is ours; PostgreSQL never uses it). */
 export const GUARD_SQLSTATE = 'FFB00';
 
-/** Whom a key stands for, as the full look-up resolved it. */
+/** Whom a credential stands for, as the full look-up resolved it. */
 export interface Principal {
   uid: number;
   companyId: number | null;
-  serviceAccountId: number;
+  /** The API key's service account; null for a person's session. */
+  serviceAccountId: number | null;
+  /** The session of a session token; absent for an API key. */
+  sessionId?: number | null;
 }
 
 /** The request's pending re-check of a remembered credential; shared by every Env of the request. */
@@ -31,18 +34,22 @@ export class RequestGuard {
   /** True until a statement proved the check passed. */
   pending = true;
 
-  constructor(
-    readonly keyHash: string,
-    readonly principal: Principal,
-    readonly registryVersion: number,
-    readonly securityVersion: number,
-  ) {}
+  constructor(private readonly check: RawBuilder<boolean>) {}
 
   /** The call, for a select list or a statement of its own; raises `FFB00` unless still valid. */
   call(): RawBuilder<boolean> {
-    const p = this.principal;
-    return sql<boolean>`ff_request_guard(${this.keyHash}, ${p.serviceAccountId}::int, ${p.uid}::int, ${p.companyId}::int, ${this.registryVersion}::int, ${this.securityVersion}::int)`;
+    return this.check;
   }
+}
+
+/** The guard of a remembered API key. */
+export function apiKeyGuard(keyHash: string, p: Principal, registryVersion: number, securityVersion: number): RequestGuard {
+  return new RequestGuard(sql<boolean>`ff_request_guard(${keyHash}, ${p.serviceAccountId}::int, ${p.uid}::int, ${p.companyId}::int, ${registryVersion}::int, ${securityVersion}::int)`);
+}
+
+/** The guard of a remembered session token. */
+export function sessionGuard(p: Principal, registryVersion: number, securityVersion: number): RequestGuard {
+  return new RequestGuard(sql<boolean>`ff_session_guard(${p.sessionId}::int, ${p.uid}::int, ${p.companyId}::int, ${registryVersion}::int, ${securityVersion}::int)`);
 }
 
 /** Thrown when the guard refused: the remembered credential no longer holds; resolve again. */
@@ -52,11 +59,14 @@ export class StaleCredential extends Error {
   }
 }
 
-/** Signature used to ask whether a database has the guard (`to_regprocedure`). */
-export const GUARD_SIGNATURE = 'ff_request_guard(text,integer,integer,integer,integer,integer)';
+/** True (in SQL) when the database has both guard functions, so a credential may be remembered. */
+export function guardsInstalled(): RawBuilder<boolean> {
+  return sql<boolean>`(to_regprocedure('ff_request_guard(text,integer,integer,integer,integer,integer)') IS NOT NULL
+    AND to_regprocedure('ff_session_guard(integer,integer,integer,integer,integer)') IS NOT NULL)`;
+}
 
 /**
- * Creates or replaces the guard function. Its conditions must stay those of `resolveApiKey`
+ * Creates or replaces the guard functions. The API key's conditions must stay those of `resolveApiKey`
  * (a key the full look-up accepts passes, any other fails). One query, so one plan, cached by
  * PL/pgSQL per connection.
  */
@@ -75,6 +85,23 @@ export async function installRequestGuard(db: Kysely<any>): Promise<void> {
           AND k.key_hash = p_key_hash AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())
           AND a.id = p_account AND a.active IS TRUE AND a.user_id = p_user
           AND a.company_id IS NOT DISTINCT FROM p_company;
+      IF NOT FOUND THEN
+        RAISE EXCEPTION 'request credential or state changed' USING ERRCODE = 'FFB00';
+      END IF;
+      RETURN true;
+    END
+    $guard$`.execute(db);
+  // The same for a session token: its conditions must stay those of `resolveSession`.
+  await sql`CREATE OR REPLACE FUNCTION ff_session_guard(
+      p_session integer, p_user integer, p_company integer, p_registry_version integer, p_security_version integer)
+    RETURNS boolean LANGUAGE plpgsql STABLE PARALLEL RESTRICTED AS $guard$
+    BEGIN
+      PERFORM 1
+        FROM ff_state s, auth_session a JOIN "user" u ON u.id = a.user_id
+        WHERE s.id = 1 AND NOT s.installing AND s.registry_version = p_registry_version
+          AND s.security_version = p_security_version
+          AND a.id = p_session AND a.revoked_at IS NULL AND a.expires_at > now()
+          AND u.id = p_user AND u.active IS TRUE AND u.company_id IS NOT DISTINCT FROM p_company;
       IF NOT FOUND THEN
         RAISE EXCEPTION 'request credential or state changed' USING ERRCODE = 'FFB00';
       END IF;

@@ -30,7 +30,9 @@ export async function serve(settings: Settings, options: ServeOptions): Promise<
     await ensureFirstDatabase(settings);
   }
   const platform = await bootPlatform(settings);
-  const app = await buildApp(platform, { dev: settings.dev, bodyLimit: settings.bodyLimit, logger: settings.dev });
+  const app = await buildApp(platform, {
+    dev: settings.dev, bodyLimit: settings.bodyLimit, logger: settings.dev, sessionHours: settings.sessionHours,
+  });
   const close = async () => {
     await app.close();
     await platform.close();

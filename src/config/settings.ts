@@ -19,6 +19,8 @@ export interface Settings {
   pgPrepare: boolean;
   /** Largest accepted request body, bytes. */
   bodyLimit: number;
+  /** Access-token lifetime in hours. */
+  sessionHours: number;
 }
 
 export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
@@ -36,7 +38,15 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     poolMax: Number(env.FF_DB_POOL_MAX ?? 10),
     pgPrepare: env.FF_PG_PREPARE !== '0',
     bodyLimit: Number(env.FF_BODY_LIMIT ?? 16 * 1024 * 1024),
+    sessionHours: positiveNumber('FF_SESSION_HOURS', env.FF_SESSION_HOURS, 8),
   };
+}
+
+function positiveNumber(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got '${raw}'`);
+  return value;
 }
 
 /** Built-in modules first, then the add-on directories. */

@@ -8,6 +8,8 @@ import type { Platform } from '../platform/platform.js';
 import { DatabaseSelector } from './database-selection.js';
 import { installErrorHandler } from './error-handler.js';
 import { apiContextHook } from './request-context.js';
+import { registerApiKeyRoutes } from './routes/api-keys.js';
+import { registerAuthRoutes } from './routes/auth.js';
 import { registerModelApi } from './routes/model-api.js';
 
 /** Deepest nesting of arrays and objects accepted in a JSON request body. */
@@ -29,6 +31,10 @@ function nestedDeeperThan(value: unknown, max: number): boolean {
 
 export interface AppOptions {
   dev?: boolean;
+  /** Access-token lifetime in hours (`FF_SESSION_HOURS`, default 8). */
+  sessionHours?: number;
+  /** ALTCHA difficulty; lowered by tests so they solve challenges in milliseconds. */
+  altchaMaxNumber?: number;
   bodyLimit?: number;
   logger?: boolean;
 }
@@ -57,9 +63,11 @@ export async function buildApp(platform: Platform, options: AppOptions = {}): Pr
   const selector = new DatabaseSelector(platform.engine);
   const contextHook = apiContextHook(platform, selector);
   app.addHook('onRequest', async (req) => {
-    if (req.url.startsWith('/api/')) await contextHook(req);
+    if (req.url.startsWith('/api/') || req.routeOptions.config?.authenticated) await contextHook(req);
   });
   registerModelApi(app);
+  registerAuthRoutes(app, platform, selector, { sessionHours: options.sessionHours ?? 8, altchaMaxNumber: options.altchaMaxNumber });
+  registerApiKeyRoutes(app);
   app.get('/health', async () => ({ status: 'ok' }));
   return app;
 }

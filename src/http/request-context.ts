@@ -13,7 +13,8 @@ import { loadAccessProfile, type AccessProfile } from '../access/access-profile.
 import { AuthenticationError, DatabaseBusy } from '../errors.js';
 import { resolveApiKey, API_KEY_PREFIX, hashApiKey } from '../auth/api-keys.js';
 import { CredentialCache } from '../auth/credential-cache.js';
-import { RequestGuard, StaleCredential } from '../auth/request-guard.js';
+import { apiKeyGuard, sessionGuard, StaleCredential, type Principal, type RequestGuard } from '../auth/request-guard.js';
+import { hashToken, resolveSession, verifyAccessToken } from '../auth/sessions.js';
 import type { TenantDatabase } from '../db/engine.js';
 import { makeEnv, runInEnv, transaction, type TransactionOptions } from '../orm/env.js';
 import { settleGuard } from '../orm/execute-sql.js';
@@ -29,6 +30,8 @@ export interface RequestContext {
   companyId: number | null;
   /** What the principal may do (groups, rights, rules, allowed companies). */
   access: AccessProfile;
+  /** Who the credential stands for (its session, or its API key's service account). */
+  principal: Principal;
   /** Set when the credential is remembered: the database has yet to confirm it. */
   guard: RequestGuard | null;
   /** Resolves the credential again from the database (after the guard refused). */
@@ -42,6 +45,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Every statement of the handler runs in `readOnlyWork`/`unitOfWork`. */
     unitOfWork?: boolean;
+    /** A route outside `/api/` that still needs the credential resolved (`/auth/logout`, …). */
+    authenticated?: boolean;
   }
 }
 
@@ -70,10 +75,14 @@ export function apiContextHook(platform: Platform, selector: DatabaseSelector) {
     } catch (err) {
       tokenError = err;
     }
+    // An `ff_` key, or else a session token (a JWT whose signature, expiry and database are
+    // checked here, in memory; the session itself is checked by the database).
     const keyHash = token?.startsWith(API_KEY_PREFIX) ? hashApiKey(token) : null;
+    const claims = token && !keyHash ? await verifyAccessToken(token, dbName, platform.secret) : null;
+    const rememberAs = keyHash ?? (claims ? hashToken(token!) : null);
 
     const resolve = async (): Promise<RequestContext> => {
-      const state = await resolveApiKey(db.kysely, keyHash);
+      const state = claims ? await resolveSession(db.kysely, claims.sessionId, claims.uid) : await resolveApiKey(db.kysely, keyHash);
       if (state.installing) throw new DatabaseBusy(`Database '${dbName}' is installing or upgrading modules; retry shortly`);
       if (tokenError) throw tokenError;
       if (!token) throw new AuthenticationError('Missing credential: send "Authorization: Bearer <credential>"');
@@ -81,23 +90,25 @@ export function apiContextHook(platform: Platform, selector: DatabaseSelector) {
       const registry = await platform.registry(dbName, state.registryVersion);
       const { uid, companyId, serviceAccountId } = state.principal;
       const access = await loadAccessProfile(db.kysely, registry, { uid, serviceAccountId });
-      if (keyHash && state.guardAvailable) {
-        remembered.set(dbName, keyHash, {
+      if (rememberAs && state.guardAvailable) {
+        remembered.set(dbName, rememberAs, {
           principal: state.principal, registryVersion: state.registryVersion, securityVersion: state.securityVersion, access,
         });
       }
-      return { dbName, db, registry, uid, companyId, access, guard: null, resolveAgain: resolve };
+      return { dbName, db, registry, uid, companyId, access, principal: state.principal, guard: null, resolveAgain: resolve };
     };
 
-    const known = keyHash && req.routeOptions.config?.unitOfWork ? remembered.get(dbName, keyHash) : undefined;
+    const known = rememberAs && req.routeOptions.config?.unitOfWork ? remembered.get(dbName, rememberAs) : undefined;
     const registry = known && platform.loadedRegistry(dbName, known.registryVersion);
-    if (keyHash && known && registry) {
+    if (rememberAs && known && registry) {
+      const { principal, registryVersion, securityVersion } = known;
       req.ff = {
-        dbName, db, registry: await registry, uid: known.principal.uid, companyId: known.principal.companyId,
-        access: known.access,
-        guard: new RequestGuard(keyHash, known.principal, known.registryVersion, known.securityVersion),
+        dbName, db, registry: await registry, uid: principal.uid, companyId: principal.companyId, access: known.access, principal,
+        guard: keyHash
+          ? apiKeyGuard(keyHash, principal, registryVersion, securityVersion)
+          : sessionGuard(principal, registryVersion, securityVersion),
         resolveAgain: () => {
-          remembered.delete(dbName, keyHash);
+          remembered.delete(dbName, rememberAs);
           return resolve();
         },
       };

@@ -9,6 +9,7 @@ import { ModuleError } from '../errors.js';
 import type { TenantDatabase } from '../db/engine.js';
 import { syncSchema } from '../db/schema-sync.js';
 import { installSecurityTriggers } from '../access/security-version.js';
+import { ensureAltchaStore } from '../auth/altcha.js';
 import { installRequestGuard } from '../auth/request-guard.js';
 import { bumpRegistryVersion, ensurePlatformState, INSTALL_LOCK, installedModules, setInstalling } from '../db/platform-state.js';
 import { currentEnv, makeEnv, runInEnv } from '../orm/env.js';
@@ -56,6 +57,7 @@ export async function installModules(db: TenantDatabase, catalog: ModuleCatalog,
       const warnings = await syncSchema(trx, registry);
       await installRequestGuard(trx);
       await installSecurityTriggers(trx, registry);
+      await ensureAltchaStore(trx);
       const fresh = order.filter((id) => !before.includes(id));
       const reload = order.filter((id) => fresh.includes(id) || (request.update ?? []).includes(id));
       await runInEnv(makeEnv(db, registry, trx, { su: true }), async () => {

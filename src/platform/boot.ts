@@ -1,4 +1,5 @@
 /** Builds the platform from settings: the engine they select and the module catalog. */
+import { resolveSecret } from '../config/secret.js';
 import { createEngine } from '../db/create-engine.js';
 import { moduleRoots, type Settings } from '../config/settings.js';
 import { ModuleCatalog } from '../modules/module-catalog.js';
@@ -8,5 +9,5 @@ export async function bootPlatform(settings: Settings): Promise<Platform> {
   const engine = createEngine({
     databaseUrl: settings.databaseUrl, dataDir: settings.dataDir, poolMax: settings.poolMax, prepareStatements: settings.pgPrepare,
   });
-  return new Platform(engine, await ModuleCatalog.scan(moduleRoots(settings)));
+  return new Platform(engine, await ModuleCatalog.scan(moduleRoots(settings)), await resolveSecret(settings.secret, settings.dataDir));
 }

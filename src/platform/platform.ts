@@ -3,6 +3,7 @@
  * composed registry. A database's registry is rebuilt when its registry version moves (another
  * worker installed or upgraded a module), so every worker serves the same models.
  */
+import { randomBytes } from 'node:crypto';
 import type { Engine, TenantDatabase } from '../db/engine.js';
 import { installedModules, readPlatformState } from '../db/platform-state.js';
 import { assertValidDatabaseName } from '../db/database-name.js';
@@ -22,6 +23,8 @@ export class Platform {
   constructor(
     readonly engine: Engine,
     readonly catalog: ModuleCatalog,
+    /** Signs tokens and challenges (`config/secret.ts`); a random one per process by default (tests). */
+    readonly secret: string = randomBytes(32).toString('base64url'),
   ) {}
 
   async database(name: string): Promise<TenantDatabase> {

@@ -114,7 +114,9 @@ describe('credentials', () => {
   });
 
   it('an expired key is a 401; a key expiring in the future works', async () => {
-    const past = await newKey({ expiresAt: new Date(Date.now() - 60_000).toISOString() });
+    // Created valid (an expiry in the past is refused at creation), then expired.
+    const past = await newKey({ expiresAt: new Date(Date.now() + 3_600_000).toISOString() });
+    await t.run(() => ApiKey.query({ id: past.apiKeyId }).update({ expires_at: new Date(Date.now() - 60_000).toISOString() }));
     const res = await request('POST', '/api/query/Contact', `Bearer ${past.key}`, {});
     expect(res.statusCode).toBe(401);
     expect(res.json()).toEqual({ detail: INVALID, error: 'AuthenticationError' });

@@ -245,7 +245,7 @@ describe('remembered credentials', () => {
           const res = await call(worker, key, 'POST', '/api/query/Contact', { limit: 1 });
           expect(res.statusCode, res.body).toBe(200);
         });
-        expect(counted.statements.some((s) => s.includes('ff_request_guard('))).toBe(i === 0);
+        expect(counted.statements.some((s) => s.includes('(SELECT ff_request_guard('))).toBe(i === 0);
         expect(counted.statements.filter((s) => /FROM ff_state/.test(s))).toHaveLength(1);
       }
     } finally {

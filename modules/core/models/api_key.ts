@@ -12,5 +12,7 @@ export class ApiKey extends Model {
     expires_at: fields.Datetime(),
     last_used_at: fields.Datetime({ readonly: true }),
     revoked_at: fields.Datetime({ readonly: true }),
+    /** `[{model, perms}]` narrowing the key below its account's groups; null = the account's access. */
+    scopes: fields.Json({ readonly: true }),
   };
 }

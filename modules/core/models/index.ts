@@ -11,3 +11,4 @@ export * from './settings.js';
 export * from './service_account.js';
 export * from './api_key.js';
 export * from './record_rule.js';
+export * from './auth_session.js';
