@@ -97,3 +97,22 @@ export async function loadAccessProfile(db: Kysely<any>, registry: Registry, sub
   }
   return { groupIds, companyIds, rights, rules };
 }
+
+/**
+ * The profile of a scoped API key: a right stays only where a scope grants it too (scopes narrow,
+ * never widen; a model no scope names has no rights).
+ */
+export function narrowToScopes(profile: AccessProfile, scopes: readonly { model: string; perms: readonly string[] }[] | null | undefined): AccessProfile {
+  if (!scopes) return profile;
+  const allowed = new Map<string, Set<string>>();
+  for (const scope of scopes) {
+    const set = allowed.get(scope.model) ?? allowed.set(scope.model, new Set()).get(scope.model)!;
+    for (const p of scope.perms) set.add(p);
+  }
+  const rights = new Map<string, ReadonlySet<Permission>>();
+  for (const [model, perms] of profile.rights) {
+    const kept = new Set([...perms].filter((p) => allowed.get(model)?.has(p)));
+    if (kept.size) rights.set(model, kept);
+  }
+  return { ...profile, rights };
+}

@@ -21,6 +21,8 @@ function watchedTables(registry: Registry): { table: string; columns?: string[] 
     { table: join('User', 'companies') },
     { table: join('ServiceAccount', 'groups') },
     { table: registry.meta('User').table, columns: ['active', 'company_id'] },
+    // A key's scopes narrow its rights (readonly through the API; this covers any other path).
+    { table: registry.meta('ApiKey').table, columns: ['scopes'] },
   ];
 }
 

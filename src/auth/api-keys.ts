@@ -249,21 +249,33 @@ export interface RequestState {
   securityVersion: number;
   /** Null when the key is unknown, revoked, expired or its account deactivated. */
   principal: Principal | null;
+  /** The key's scopes, which narrow its account's rights; null (or absent) = the account's rights. */
+  scopes?: ApiKeyScope[] | null;
   /** The database has `ff_request_guard`, so the answer may be remembered (installed with core). */
   guardAvailable: boolean;
 }
 
+/** How stale `last_used_at` may get: it is written at most once a minute per key. */
+export const LAST_USED_RESOLUTION_SECONDS = 60;
+
 /**
- * One statement: the database's install flag and registry version, and the account of the key
- * with this hash if the key is valid right now (none when `keyHash` is null).
+ * One statement: the database's install flag and versions, and the account and scopes of the key
+ * with this hash if the key is valid right now (none when `keyHash` is null). It also stamps the
+ * key's `last_used_at`, at most once a minute (a worker resolves a remembered key again at least
+ * that often, see `CredentialCache`).
  */
 export async function resolveApiKey(db: Kysely<any>, keyHash: string | null): Promise<RequestState> {
   const hash = keyHash ?? '';
   const { rows } = await sql<{
     installing: boolean; registry_version: number; security_version: number; user_id: number | null; company_id: number | null; account_id: number | null;
-    guard: boolean;
-  }>`SELECT s.installing, s.registry_version, s.security_version, a.user_id, a.company_id, a.id AS account_id,
-      ${guardsInstalled()} AS guard
+    scopes: unknown; guard: boolean;
+  }>`WITH touched AS (
+      UPDATE api_key SET last_used_at = now()
+      WHERE key_hash = ${hash} AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
+        AND (last_used_at IS NULL OR last_used_at < now() - make_interval(secs => ${LAST_USED_RESOLUTION_SECONDS}))
+      RETURNING id)
+    SELECT s.installing, s.registry_version, s.security_version, a.user_id, a.company_id, a.id AS account_id,
+      k.scopes, ${guardsInstalled()} AS guard
     FROM ff_state s
     LEFT JOIN api_key k ON k.key_hash = ${hash} AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())
     LEFT JOIN service_account a ON a.id = k.service_account_id AND a.active IS TRUE
@@ -277,6 +289,13 @@ export async function resolveApiKey(db: Kysely<any>, keyHash: string | null): Pr
     principal: row.user_id !== null && row.account_id !== null
       ? { uid: row.user_id, companyId: row.company_id, serviceAccountId: row.account_id }
       : null,
+    scopes: parseScopes(row.scopes),
     guardAvailable: row.guard,
   };
+}
+
+/** Stored scopes (validated when the key was created), or null for a key without scopes. */
+function parseScopes(raw: unknown): ApiKeyScope[] | null {
+  const value = typeof raw === 'string' ? JSON.parse(raw) : raw;
+  return Array.isArray(value) ? (value as ApiKeyScope[]) : null;
 }

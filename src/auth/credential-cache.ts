@@ -15,26 +15,38 @@ export interface RememberedCredential {
   access: AccessProfile;
 }
 
+interface Entry {
+  credential: RememberedCredential;
+  at: number;
+}
+
 export class CredentialCache {
   /** Least recently used first (a Map keeps insertion order; hits re-insert). */
-  readonly #entries = new Map<string, RememberedCredential>();
+  readonly #entries = new Map<string, Entry>();
 
-  constructor(readonly maxEntries = 10_000) {}
+  constructor(
+    readonly maxEntries = 10_000,
+    /**
+     * How long an entry is used before the credential is resolved in full again: the full look-up
+     * stamps an API key's `last_used_at` (at most once a minute), so that stays about that fresh.
+     */
+    readonly maxAgeMs = 60_000,
+  ) {}
 
   get(dbName: string, keyHash: string): RememberedCredential | undefined {
     const id = `${dbName}\0${keyHash}`;
     const entry = this.#entries.get(id);
-    if (entry) {
-      this.#entries.delete(id);
-      this.#entries.set(id, entry);
-    }
-    return entry;
+    if (!entry) return undefined;
+    this.#entries.delete(id);
+    if (Date.now() - entry.at > this.maxAgeMs) return undefined;
+    this.#entries.set(id, entry);
+    return entry.credential;
   }
 
-  set(dbName: string, keyHash: string, entry: RememberedCredential): void {
+  set(dbName: string, keyHash: string, credential: RememberedCredential): void {
     const id = `${dbName}\0${keyHash}`;
     this.#entries.delete(id);
-    this.#entries.set(id, entry);
+    this.#entries.set(id, { credential, at: Date.now() });
     if (this.#entries.size > this.maxEntries) this.#entries.delete(this.#entries.keys().next().value as string);
   }
 

@@ -9,7 +9,7 @@
  * answer is always the one the full resolution would give.
  */
 import type { FastifyRequest } from 'fastify';
-import { loadAccessProfile, type AccessProfile } from '../access/access-profile.js';
+import { loadAccessProfile, narrowToScopes, type AccessProfile } from '../access/access-profile.js';
 import { AuthenticationError, DatabaseBusy } from '../errors.js';
 import { resolveApiKey, API_KEY_PREFIX, hashApiKey } from '../auth/api-keys.js';
 import { CredentialCache } from '../auth/credential-cache.js';
@@ -89,7 +89,7 @@ export function apiContextHook(platform: Platform, selector: DatabaseSelector) {
       if (!state.principal) throw new AuthenticationError('Invalid, revoked or expired credential');
       const registry = await platform.registry(dbName, state.registryVersion);
       const { uid, companyId, serviceAccountId } = state.principal;
-      const access = await loadAccessProfile(db.kysely, registry, { uid, serviceAccountId });
+      const access = narrowToScopes(await loadAccessProfile(db.kysely, registry, { uid, serviceAccountId }), state.scopes);
       if (rememberAs && state.guardAvailable) {
         remembered.set(dbName, rememberAs, {
           principal: state.principal, registryVersion: state.registryVersion, securityVersion: state.securityVersion, access,

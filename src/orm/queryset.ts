@@ -11,6 +11,7 @@
 import { sql } from 'kysely';
 import { BadRequest } from '../errors.js';
 import { ManyToOneField } from './fields/relational-fields.js';
+import { withEnv } from './env.js';
 import type { Model } from './model.js';
 import type { ModelMeta } from './model-meta.js';
 import { runSelect } from './execute-sql.js';
@@ -153,9 +154,10 @@ export class QuerySet<T extends Model = Model> {
     for (const f of keys) {
       if (!(f instanceof ManyToOneField)) continue;
       const ids = [...new Set(rows.map((r) => r[f.name]).filter((v): v is number => typeof v === 'number'))];
-      const target = await selectRows(f.target, {
+      // Group keys are links of the grouped records: their names show like a bare link's.
+      const target = await withEnv({ su: true }, () => selectRows(f.target, {
         ...EMPTY_STATE, activeTest: false, filters: [inCondition(['id'], ids)],
-      }, withRecName(f.target, []));
+      }, withRecName(f.target, [])));
       names.set(f.name, new Map(target.map((t) => [t.id as number, displayName(f.target, t)])));
     }
     return rows.map((r) => {

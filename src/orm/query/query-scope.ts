@@ -68,14 +68,17 @@ export class QueryScope {
   /**
    * Alias of the target of `field` reached from `fromAlias`, LEFT JOINed once (once per
    * restriction: a join made for a record rule is not reused by the caller's own filters).
+   * `unrestricted`: for a link's own `{id, display_name}`, which belong to the record holding the
+   * link (as in Odoo, where a many2one's name is read as superuser).
    */
-  joinManyToOne(fromAlias: string, field: ManyToOneField): string {
-    const key = `${this.access ? 'r' : 'u'}:${fromAlias}.${field.name}`;
+  joinManyToOne(fromAlias: string, field: ManyToOneField, options: { unrestricted?: boolean } = {}): string {
+    const restricted = this.access !== null && !options.unrestricted;
+    const key = `${restricted ? 'r' : 'u'}:${fromAlias}.${field.name}`;
     const existing = this.joinByPath.get(key);
     if (existing) return existing;
     const alias = this.newAlias();
     let on = sql`${sql.id(alias, 'id')} = ${sql.id(fromAlias, field.column!)}`;
-    const visible = this.access ? this.readableIds(field.target) : null;
+    const visible = restricted ? this.readableIds(field.target) : null;
     if (visible) on = sql`${on} AND ${sql.id(alias, 'id')} IN (${visible})`;
     this.joins.push({ alias, table: field.target.table, on });
     this.joinByPath.set(key, alias);

@@ -53,6 +53,12 @@ function isInlinable(tree: FieldTree): boolean {
   return true;
 }
 
+/** A subtree asking only for `id` and `display_name` (a link shown as such). */
+function isBare(tree: FieldTree): boolean {
+  for (const name of tree.fields.keys()) if (name !== 'id' && name !== 'display_name') return false;
+  return true;
+}
+
 /** Stored fields a level's rows carry: the requested ones plus what `display_name` needs. */
 function storedFieldsOf(tree: FieldTree): Field[] {
   return withRecName(tree.meta, [...tree.fields.values()].map((e) => e.field));
@@ -68,8 +74,11 @@ function levelValues(tree: FieldTree, scope: QueryScope, alias: string, publicOn
     if (f.name === 'id') continue;
     const entry = tree.fields.get(f.name);
     if (entry && f instanceof ManyToOneField && isInlinable(subtreeOf(f, entry.children))) {
-      const target = scope.joinManyToOne(alias, f);
-      const object = jsonObject(subtreeOf(f, entry.children), scope, target, publicOnly);
+      const sub = subtreeOf(f, entry.children);
+      // A bare link shows the linked record's id and name whoever may read it; asking for more of
+      // it needs the right to read it (and its rules decide whether it shows at all).
+      const target = scope.joinManyToOne(alias, f, { unrestricted: isBare(sub) });
+      const object = jsonObject(sub, scope, target, publicOnly);
       values.push([f.name, sql`CASE WHEN ${sql.id(target, 'id')} IS NULL THEN NULL ELSE ${object} END`]);
     } else {
       values.push([f.name, sql.id(alias, f.column!)]);
