@@ -59,6 +59,8 @@ async function issueTokens(uid: number, sessionId: number, config: SessionConfig
   const accessToken = await new SignJWT({ db: config.dbName, sid: sessionId })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setSubject(String(uid))
+    // Unique per issue: two tokens of one session issued in the same second still differ.
+    .setJti(randomBytes(12).toString('base64url'))
     .setIssuedAt()
     .setExpirationTime(Math.floor(expires.getTime() / 1000))
     .sign(tokenKey(config.secret));

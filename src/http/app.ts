@@ -2,6 +2,7 @@
  * The HTTP application: Fastify with the error catalogue's renderer, database selection and
  * credential check on every `/api/*` route, and the generic model API.
  */
+import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { BadRequest } from '../errors.js';
 import type { Platform } from '../platform/platform.js';
@@ -60,6 +61,7 @@ export async function buildApp(platform: Platform, options: AppOptions = {}): Pr
     }
     done(null, parsed);
   });
+  await app.register(fastifyCookie);
   const selector = new DatabaseSelector(platform.engine);
   const contextHook = apiContextHook(platform, selector);
   app.addHook('onRequest', async (req) => {

@@ -10,7 +10,9 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { loadAccessProfile, narrowToScopes, type AccessProfile } from '../access/access-profile.js';
-import { AuthenticationError, DatabaseBusy } from '../errors.js';
+import { AccessError, AuthenticationError, DatabaseBusy } from '../errors.js';
+import { CSRF_HEADER, csrfTokenMatches } from '../auth/csrf.js';
+import { SESSION_COOKIE } from './session-cookies.js';
 import { resolveApiKey, API_KEY_PREFIX, hashApiKey } from '../auth/api-keys.js';
 import { CredentialCache } from '../auth/credential-cache.js';
 import { apiKeyGuard, sessionGuard, StaleCredential, type Principal, type RequestGuard } from '../auth/request-guard.js';
@@ -54,6 +56,8 @@ declare module 'fastify' {
 export const IN_UNIT_OF_WORK = { config: { unitOfWork: true } } as const;
 
 const BEARER = /^Bearer ([A-Za-z0-9_\-.~+/]+=*)$/;
+/** Methods that change nothing, which a cookie-authenticated request may use without CSRF token. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 export function bearerToken(req: FastifyRequest): string | null {
   const header = req.headers.authorization;
@@ -77,8 +81,15 @@ export function apiContextHook(platform: Platform, selector: DatabaseSelector) {
     }
     // An `ff_` key, or else a session token (a JWT whose signature, expiry and database are
     // checked here, in memory; the session itself is checked by the database).
-    const keyHash = token?.startsWith(API_KEY_PREFIX) ? hashApiKey(token) : null;
+    // Without an Authorization header, a browser's session cookie (never an API key).
+    const cookie = token === null && tokenError === null ? req.cookies?.[SESSION_COOKIE] : undefined;
+    if (cookie) token = cookie;
+    const keyHash = !cookie && token?.startsWith(API_KEY_PREFIX) ? hashApiKey(token) : null;
     const claims = token && !keyHash ? await verifyAccessToken(token, dbName, platform.secret) : null;
+    // A cookie is sent by the browser whoever asks: anything but a read needs the CSRF token too.
+    if (cookie && claims && !SAFE_METHODS.has(req.method) && !csrfTokenMatches(platform.secret, claims.sessionId, req.headers[CSRF_HEADER])) {
+      throw new AccessError('Missing or invalid CSRF token: send the ff_csrf cookie\'s value in X-CSRF-Token');
+    }
     const rememberAs = keyHash ?? (claims ? hashToken(token!) : null);
 
     const resolve = async (): Promise<RequestContext> => {
