@@ -12,6 +12,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import { PERMISSIONS, type Permission } from '../access/access-profile.js';
 import { assertRight } from '../access/record-access.js';
+import { assertRecordsAllowed } from '../access/record-checks.js';
 import { BadRequest, NotFound } from '../errors.js';
 import { currentEnv, withEnv } from '../orm/env.js';
 import { QuerySet } from '../orm/queryset.js';
@@ -107,6 +108,9 @@ export async function createServiceAccountKey(input: NewApiKey): Promise<Created
     }]);
     return apiKey!.id;
   });
+  // As the caller again: the new key must pass the caller's create rules on ApiKey, like any
+  // create (a refusal rolls the whole unit of work back — account and user included).
+  await assertRecordsAllowed(registry.meta('ApiKey'), 'create', [apiKeyId]);
   return { key: generated.key, prefix: generated.prefix, serviceAccountId: accountId, apiKeyId, expiresAt };
 }
 

@@ -1,0 +1,469 @@
+/**
+ * Status-code matrix (credentials and permissions issue, item 6; spec §4, §5, §7): every `/api`
+ * route that exists × every way a caller can be refused, each cell asserting the exact status and
+ * the `{detail, error}` body, and — once the whole matrix has run — that nothing was written.
+ *
+ *  - no, malformed, unknown, revoked, expired credential; deactivated service account or user;
+ *    session token issued for another database → 401 `AuthenticationError`;
+ *  - authenticated without the model right (ACL) → 403 `AccessError`;
+ *  - a record rule hides the target record → 404 `NotFound` on record routes, a 200 without the
+ *    hidden record on list routes (docs/decisions.md, Permissions).
+ *
+ * Each column is proven to exercise its condition (the revoked key worked before it was revoked,
+ * the foreign session works on its own database, …), and a final control column sends the very
+ * same requests as the administrator: each succeeds and writes, so "nothing was written" above
+ * is not the result of requests that could not have written anyway. The app is a non-dev one, so
+ * error bodies carry no traceback.
+ */
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServiceAccountKey } from '../../src/auth/api-keys.js';
+import { verifyAccessToken } from '../../src/auth/sessions.js';
+import { buildApp } from '../../src/http/app.js';
+import { ApiKey } from '../../modules/core/models/api_key.js';
+import { Group } from '../../modules/core/models/group.js';
+import { RecordRule } from '../../modules/core/models/record_rule.js';
+import { ServiceAccount } from '../../modules/core/models/service_account.js';
+import { User } from '../../modules/core/models/user.js';
+import { ProjectProject } from '../../modules/project/models/project_project.js';
+import { ProjectStage } from '../../modules/project/models/project_stage.js';
+import { ProjectTask } from '../../modules/project/models/project_task.js';
+import { solvedAltcha } from '../support/altcha.js';
+import { testDatabase, type TestDatabase } from '../support/test-database.js';
+
+type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+type Json = any;
+
+let t: TestDatabase;
+/** A second database: the source of the "session for another database" token. */
+let other: TestDatabase;
+/** Non-dev app (no traceback in error bodies), low ALTCHA difficulty for the sign-ins. */
+let app: FastifyInstance;
+
+const PASSWORD = 'matrix-walrus-lantern-77';
+/** Record rules of the matrix group hide every ProjectTask and ApiKey whose name starts so. */
+const HIDDEN = 'Matrix hidden';
+/** Groups with every right on ProjectTask and ApiKey (core.group_admin holds them). */
+const ADMIN_GROUPS = ['core.group_admin', 'core.group_user'];
+/** Authenticated, but no right at all on ProjectTask or ApiKey. */
+const NO_ACL_GROUPS = ['core.group_user'];
+
+const ids = {
+  project: 0, openStage: 0, closedStage: 0,
+  /** The record the record routes act on; hidden from the rule principals. */
+  target: 0,
+  /** Readable by the rule principals: shows their list answers are not simply empty. */
+  visible: 0,
+  /** The key DELETE /api/api-keys/:id revokes; hidden from the rule principals. */
+  victimKey: 0,
+  ruleGroup: 0,
+};
+let victimKey = '';
+
+/** Authorization header of each column (undefined: no header). */
+const auth: Record<string, string | undefined> = {};
+
+// ---------------------------------------------------------------------------------------------
+// Endpoints: every `/api/*` route the app registers, with a concrete request that would succeed
+// (and, for writes, write) as the administrator — see the control column at the end.
+// ---------------------------------------------------------------------------------------------
+
+/** What the rule principals get: a record route answers 404; a list route 200 without the record. */
+type RuleExpectation =
+  | { status: 200; check: (body: Json) => void }
+  | { status: 403 | 404; error: 'AccessError' | 'NotFound' };
+
+interface Endpoint {
+  /** The route as Fastify registers it: `METHOD /path/:param`. */
+  route: string;
+  method: Method;
+  url: () => string;
+  body?: () => unknown;
+  underRule: RuleExpectation;
+  /** Control column: as the administrator the request succeeds; checks what it did. */
+  control: (res: LightMyRequestResponse) => Promise<void>;
+}
+
+const taskNames = (rows: { name?: string; display_name?: string }[]) => rows.map((r) => r.name ?? r.display_name);
+
+function listsVisibleNotHidden(body: Json) {
+  expect(Array.isArray(body), JSON.stringify(body)).toBe(true);
+  const names = taskNames(body);
+  expect(names).toContain('Matrix visible task');
+  expect(names.filter((n) => n?.startsWith(HIDDEN))).toEqual([]);
+  expect(body.map((r: { id: number }) => r.id)).not.toContain(ids.target);
+}
+
+const NOT_FOUND = { status: 404, error: 'NotFound' } as const;
+
+const ENDPOINTS: Endpoint[] = [
+  {
+    route: 'POST /api/query/:model', method: 'POST',
+    url: () => '/api/query/ProjectTask',
+    body: () => ({ fields: ['name'], filter_str: "Q(name__startswith='Matrix')", limit: 50 }),
+    underRule: { status: 200, check: listsVisibleNotHidden },
+    async control(res) {
+      expect(taskNames(res.json())).toContain('Matrix hidden target');
+    },
+  },
+  {
+    route: 'POST /api/fetch/:model/:id', method: 'POST',
+    url: () => `/api/fetch/ProjectTask/${ids.target}`,
+    body: () => ({ fields: ['name', 'stage.name'] }),
+    underRule: NOT_FOUND,
+    async control(res) {
+      expect(res.json()).toMatchObject({ id: ids.target, name: 'Matrix hidden target' });
+    },
+  },
+  {
+    route: 'POST /api/create/:model', method: 'POST',
+    url: () => '/api/create/ProjectTask',
+    body: () => ({ name: 'Matrix hidden created', project: ids.project }),
+    // Not a record route: the new record fails the rule principals' create rule, and "a create
+    // whose new record fails the create rules is 403 and rolled back" (decisions, Permissions).
+    underRule: { status: 403, error: 'AccessError' },
+    async control(res) {
+      expect(res.json()).toMatchObject({ name: 'Matrix hidden created' });
+      expect(await t.run(() => ProjectTask.query("Q(name='Matrix hidden created')").count())).toBe(1);
+    },
+  },
+  {
+    route: 'PUT /api/update/:model/:id', method: 'PUT',
+    url: () => `/api/update/ProjectTask/${ids.target}`,
+    body: () => ({ name: 'Matrix hidden target (defaced)', priority: '2' }),
+    underRule: NOT_FOUND,
+    async control(res) {
+      expect(res.json()).toMatchObject({ id: ids.target, name: 'Matrix hidden target (defaced)' });
+    },
+  },
+  {
+    route: 'POST /api/execute/:model/:method', method: 'POST',
+    url: () => '/api/execute/ProjectTask/action_close',
+    body: () => ({ ids: [ids.target], request_body: { inputs: {}, context: {} } }),
+    underRule: NOT_FOUND,
+    async control(res) {
+      expect(res.json().result).toEqual({ stage: ids.closedStage });
+      const [task] = await t.run(() => ProjectTask.query({ id: ids.target }).read(['stage']));
+      expect((task!.stage as { id: number }).id).toBe(ids.closedStage);
+    },
+  },
+  {
+    route: 'DELETE /api/delete/:model/:id', method: 'DELETE',
+    url: () => `/api/delete/ProjectTask/${ids.target}`,
+    underRule: NOT_FOUND,
+    async control(res) {
+      expect(res.json()).toEqual({ id: ids.target, deleted: true });
+      expect(await t.run(() => ProjectTask.query({ id: ids.target }).with_archived().count())).toBe(0);
+    },
+  },
+  {
+    route: 'POST /api/name_search/:model', method: 'POST',
+    url: () => '/api/name_search/ProjectTask',
+    body: () => ({ term: 'Matrix', limit: 50 }),
+    underRule: { status: 200, check: listsVisibleNotHidden },
+    async control(res) {
+      expect(taskNames(res.json())).toContain('Matrix visible task');
+    },
+  },
+  {
+    route: 'GET /api/get_registry/:model', method: 'GET',
+    url: () => '/api/get_registry/ProjectTask',
+    // Not a record route: it needs the read right on the model (which the rule principals hold);
+    // record rules narrow records, never the model's field definitions.
+    underRule: { status: 200, check: (body) => expect(Object.keys(body)).toContain('stage') },
+    async control(res) {
+      expect(Object.keys(res.json())).toContain('name');
+    },
+  },
+  {
+    route: 'POST /api/api-keys', method: 'POST',
+    url: () => '/api/api-keys',
+    body: () => ({ name: 'Matrix hidden new key', groups: ['core.group_user'] }),
+    // Not a record route: like POST /api/create, the new key fails the rule principals' create
+    // rule on ApiKey → 403 and rolled back (decisions, Permissions: "a create whose new record
+    // fails the create rules is 403 and rolled back").
+    underRule: { status: 403, error: 'AccessError' },
+    async control(res) {
+      const { key } = res.json();
+      expect(key).toMatch(/^ff_/);
+      expect((await send('GET', '/api/get_registry/Company', `Bearer ${key}`)).statusCode).toBe(200);
+    },
+  },
+  {
+    route: 'GET /api/api-keys', method: 'GET',
+    url: () => '/api/api-keys',
+    // A list route: every key the caller may read (decisions / api-keys.ts) → 200 without the
+    // key its rule hides.
+    underRule: {
+      status: 200,
+      check(body) {
+        const listed = (body as { id: number; name: string }[]);
+        expect(listed.length).toBeGreaterThan(0);
+        expect(listed.map((k) => k.id)).not.toContain(ids.victimKey);
+        expect(listed.filter((k) => k.name.startsWith(HIDDEN))).toEqual([]);
+      },
+    },
+    async control(res) {
+      expect(res.json().map((k: { id: number }) => k.id)).toContain(ids.victimKey);
+    },
+  },
+  {
+    route: 'DELETE /api/api-keys/:id', method: 'DELETE',
+    url: () => `/api/api-keys/${ids.victimKey}`,
+    // Revoking acts on one key: a key the caller cannot read does not exist for it (decisions:
+    // "404 on every route"; api-keys.ts: "Unknown (or hidden from the caller) → 404").
+    underRule: NOT_FOUND,
+    async control(res) {
+      expect(res.json()).toEqual({ id: ids.victimKey, revoked: true });
+      expect((await send('GET', '/api/get_registry/Company', `Bearer ${victimKey}`)).statusCode).toBe(401);
+    },
+  },
+];
+
+// ---------------------------------------------------------------------------------------------
+// Conditions (columns).
+// ---------------------------------------------------------------------------------------------
+
+type Condition =
+  | { label: string; kind: 'unauthenticated' }
+  | { label: string; kind: 'no-acl' }
+  | { label: string; kind: 'rule' };
+
+const CONDITIONS: Condition[] = [
+  { label: 'no credential', kind: 'unauthenticated' },
+  { label: 'malformed header', kind: 'unauthenticated' },
+  { label: 'unknown key', kind: 'unauthenticated' },
+  { label: 'revoked key', kind: 'unauthenticated' },
+  { label: 'expired key', kind: 'unauthenticated' },
+  { label: 'deactivated service account', kind: 'unauthenticated' },
+  { label: 'deactivated user (session)', kind: 'unauthenticated' },
+  { label: 'session for another database', kind: 'unauthenticated' },
+  { label: 'no ACL (API key)', kind: 'no-acl' },
+  { label: 'no ACL (signed-in user)', kind: 'no-acl' },
+  { label: 'record rule hides the record (API key)', kind: 'rule' },
+  { label: 'record rule hides the record (signed-in user)', kind: 'rule' },
+];
+
+/** A request with exactly this Authorization header (or none), on the non-dev app, database `db`. */
+function send(method: Method, url: string, authorization: string | undefined, body?: unknown, db = t.name) {
+  const headers: Record<string, string> = { 'x-db-name': db };
+  if (authorization !== undefined) headers.authorization = authorization;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  return app.inject({ method, url, headers, ...(body === undefined ? {} : { payload: JSON.stringify(body) }) });
+}
+
+const call = (e: Endpoint, authorization: string | undefined) => send(e.method, e.url(), authorization, e.body?.());
+
+/** Signs in on `db` through the app (ALTCHA first), returning the access token. */
+async function signIn(email: string, db = t.name): Promise<string> {
+  const res = await app.inject({
+    method: 'POST', url: '/auth/authenticate',
+    headers: { 'x-db-name': db, 'content-type': 'application/json' },
+    payload: JSON.stringify({ email, password: PASSWORD, altcha: await solvedAltcha(app) }),
+  });
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json().access_token as string;
+}
+
+async function groupIds(identifiers: readonly string[]): Promise<number[]> {
+  return Group.query({ identifier__in: [...identifiers] }).ids();
+}
+
+async function newUser(name: string, groups: readonly string[], extraGroups: number[] = []): Promise<string> {
+  const email = `${name.toLowerCase().replace(/\W+/g, '.')}.${randomBytes(2).toString('hex')}@example.test`;
+  await t.run(async () => User.create({ name, email, password: PASSWORD, groups: [...(await groupIds(groups)), ...extraGroups] }));
+  return email;
+}
+
+function newKey(name: string, groups: readonly string[], expiresAt: string | null = null) {
+  return t.run(() => createServiceAccountKey({ name, groups, expiresAt }));
+}
+
+/** What the /api routes could have written: tasks, keys (not `last_used_at`, which every full
+ *  credential look-up may stamp, by design), service accounts and users. */
+function snapshot() {
+  return t.run(async () => ({
+    tasks: await ProjectTask.query().with_archived().order_by('id ASC')
+      .read(['name', 'priority', 'description', 'stage', 'active', 'project', 'updated_date']),
+    apiKeys: await ApiKey.query().order_by('id ASC').read(['name', 'prefix', 'service_account', 'expires_at', 'revoked_at', 'scopes']),
+    serviceAccounts: await ServiceAccount.query().with_archived().order_by('id ASC').read(['name', 'active', 'updated_date']),
+    users: await User.query().with_archived().order_by('id ASC').read(['name', 'active', 'updated_date']),
+  }));
+}
+let before: Awaited<ReturnType<typeof snapshot>>;
+
+/** Asserts the exact `{detail, error}` error body (§7; no traceback on a non-dev app). */
+function expectErrorBody(res: LightMyRequestResponse, error: string, label: string) {
+  const body = res.json();
+  expect(Object.keys(body).sort(), `${label}: ${res.body}`).toEqual(['detail', 'error']);
+  expect(body.error, `${label}: ${res.body}`).toBe(error);
+  expect(typeof body.detail, label).toBe('string');
+  expect(body.detail.trim(), label).not.toBe('');
+}
+
+// ---------------------------------------------------------------------------------------------
+
+beforeAll(async () => {
+  [t, other] = await Promise.all([testDatabase('full'), testDatabase('core')]);
+  app = await buildApp(t.platform, { dev: false, altchaMaxNumber: 10 });
+
+  // Records the routes act on, and the group whose record rules hide the "Matrix hidden" ones.
+  await t.run(async () => {
+    ids.project = (await ProjectProject.create({ name: 'Matrix project' })).id;
+    const stages = await ProjectStage.query().order_by('sequence ASC', 'id ASC').read(['is_closed']);
+    ids.openStage = stages.find((s) => s.is_closed !== true)!.id as number;
+    ids.closedStage = stages.find((s) => s.is_closed === true)!.id as number;
+    ids.target = (await ProjectTask.create({ name: 'Matrix hidden target', project: ids.project, stage: ids.openStage })).id;
+    ids.visible = (await ProjectTask.create({ name: 'Matrix visible task', project: ids.project, stage: ids.openStage })).id;
+    ids.ruleGroup = (await Group.create({ name: 'Matrix restricted', identifier: 'matrix.group_restricted' })).id;
+    await RecordRule.create_many([
+      { name: 'Matrix: hide tasks', model: 'ProjectTask', filter: `~Q(name__startswith='${HIDDEN}')`, groups: [ids.ruleGroup] },
+      { name: 'Matrix: hide keys', model: 'ApiKey', filter: `~Q(name__startswith='${HIDDEN}')`, groups: [ids.ruleGroup] },
+    ]);
+  });
+  const victim = await newKey('Matrix hidden victim key', ADMIN_GROUPS);
+  ids.victimKey = victim.apiKeyId;
+  victimKey = victim.key;
+
+  // --- 401 columns ----------------------------------------------------------------------------
+  auth['no credential'] = undefined;
+  // A valid administrator key, sent with the wrong scheme.
+  auth['malformed header'] = `Token ${t.apiKey}`;
+  // Shaped exactly like a real key, but never issued.
+  auth['unknown key'] = `Bearer ff_${randomBytes(32).toString('base64url')}`;
+
+  // Administrator keys that work first (so this app also remembers them: the refusal must come
+  // through the remembered-credential check too), then are revoked / expired / deactivated.
+  const revoked = await newKey('Matrix revoked', ADMIN_GROUPS);
+  const expired = await newKey('Matrix expired', ADMIN_GROUPS, new Date(Date.now() + 3_600_000).toISOString());
+  const deactivated = await newKey('Matrix deactivated', ADMIN_GROUPS);
+  const deactivatedUserEmail = await newUser('Matrix deactivated person', ADMIN_GROUPS);
+  const deactivatedSession = await signIn(deactivatedUserEmail);
+  auth['revoked key'] = `Bearer ${revoked.key}`;
+  auth['expired key'] = `Bearer ${expired.key}`;
+  auth['deactivated service account'] = `Bearer ${deactivated.key}`;
+  auth['deactivated user (session)'] = `Bearer ${deactivatedSession}`;
+  for (const label of ['revoked key', 'expired key', 'deactivated service account', 'deactivated user (session)']) {
+    for (let i = 0; i < 2; i++) {
+      const res = await send('POST', `/api/fetch/ProjectTask/${ids.target}`, auth[label], { fields: ['name'] });
+      expect(res.statusCode, `${label} works before: ${res.body}`).toBe(200);
+    }
+  }
+  await t.run(async () => {
+    await ApiKey.query({ id: revoked.apiKeyId }).update({ revoked_at: new Date().toISOString() });
+    await ApiKey.query({ id: expired.apiKeyId }).update({ expires_at: new Date(Date.now() - 60_000).toISOString() });
+    await ServiceAccount.query({ id: deactivated.serviceAccountId }).update({ active: false });
+    await User.query({ email: deactivatedUserEmail }).update({ active: false });
+  });
+
+  // A session of the other database: it works there, and claims that database.
+  await other.run(async () => {
+    const groups = await Group.query({ identifier__in: ADMIN_GROUPS }).ids();
+    await User.create({ name: 'Elsewhere', email: 'elsewhere@example.test', password: PASSWORD, groups });
+  });
+  const foreign = await signIn('elsewhere@example.test', other.name);
+  const elsewhere = await send('GET', '/api/get_registry/Company', `Bearer ${foreign}`, undefined, other.name);
+  expect(elsewhere.statusCode, elsewhere.body).toBe(200);
+  expect(await verifyAccessToken(foreign, other.name, t.platform.secret)).not.toBeNull();
+  expect(await verifyAccessToken(foreign, t.name, t.platform.secret)).toBeNull();
+  auth['session for another database'] = `Bearer ${foreign}`;
+
+  // --- 403 columns: authenticated (they read what core.group_user may), no right on the models.
+  auth['no ACL (API key)'] = `Bearer ${(await newKey('Matrix no ACL', NO_ACL_GROUPS)).key}`;
+  auth['no ACL (signed-in user)'] = `Bearer ${await signIn(await newUser('Matrix no ACL person', NO_ACL_GROUPS))}`;
+  for (const label of ['no ACL (API key)', 'no ACL (signed-in user)']) {
+    const res = await send('GET', '/api/get_registry/Company', auth[label]);
+    expect(res.statusCode, `${label} is authenticated: ${res.body}`).toBe(200);
+  }
+
+  // --- record-rule columns: every right on ProjectTask and ApiKey, plus the matrix group.
+  const ruleKey = await newKey('Matrix rule key', ADMIN_GROUPS);
+  await t.run(async () => {
+    const groups = (await ServiceAccount.query({ id: ruleKey.serviceAccountId }).read(['groups']))[0]!.groups as { id: number }[];
+    await ServiceAccount.query({ id: ruleKey.serviceAccountId }).update({ groups: [...groups.map((g) => g.id), ids.ruleGroup] });
+  });
+  auth['record rule hides the record (API key)'] = `Bearer ${ruleKey.key}`;
+  auth['record rule hides the record (signed-in user)'] =
+    `Bearer ${await signIn(await newUser('Matrix rule person', ADMIN_GROUPS, [ids.ruleGroup]))}`;
+  for (const label of ['record rule hides the record (API key)', 'record rule hides the record (signed-in user)']) {
+    // The visible record is there for them, and the rights too: only the rule hides the target.
+    const res = await send('POST', `/api/fetch/ProjectTask/${ids.visible}`, auth[label], { fields: ['name'] });
+    expect(res.statusCode, `${label} reads a visible task: ${res.body}`).toBe(200);
+    const hidden = await send('POST', `/api/fetch/ProjectTask/${ids.target}`, auth[label], { fields: ['name'] });
+    expect(hidden.statusCode, `${label} does not see the target: ${hidden.body}`).toBe(404);
+  }
+  // The administrator sees the target and the victim key: they exist.
+  expect((await send('POST', `/api/fetch/ProjectTask/${ids.target}`, `Bearer ${t.apiKey}`, {})).statusCode).toBe(200);
+
+  before = await snapshot();
+});
+
+afterAll(async () => {
+  await app?.close();
+  await other?.close();
+  await t?.close();
+});
+
+describe('the matrix covers every /api route', () => {
+  it('its endpoint list is exactly the /api/* routes the app registers', () => {
+    // printRoutes({commonPrefix: false}) draws a tree: one node per line, children indented by
+    // four characters, each node's path relative to its parent's.
+    const registered: string[] = [];
+    const stack: string[] = [];
+    for (const line of app.printRoutes({ commonPrefix: false }).split('\n')) {
+      const m = /^((?:│ {3}| {4})*)[├└]── (\S+)(?: \(([^)]*)\))?$/.exec(line);
+      if (!m) continue;
+      const depth = m[1]!.length / 4;
+      stack.length = depth;
+      stack.push(m[2]!);
+      const path = stack.join('');
+      for (const method of (m[3] ?? '').split(',').map((s) => s.trim()).filter((s) => s && s !== 'HEAD')) {
+        if (path.startsWith('/api/')) registered.push(`${method} ${path}`);
+      }
+    }
+    expect(registered.length).toBeGreaterThan(0);
+    expect(ENDPOINTS.map((e) => e.route).sort()).toEqual(registered.sort());
+  });
+});
+
+describe.each(CONDITIONS)('$label', (condition) => {
+  it.each(ENDPOINTS.map((e) => [e.route, e] as const))(`%s × ${condition.label}`, async (route, endpoint) => {
+    const label = `${route} × ${condition.label}`;
+    const res = await call(endpoint, auth[condition.label]);
+    if (condition.kind === 'unauthenticated') {
+      expect(res.statusCode, `${label}: ${res.body}`).toBe(401);
+      expectErrorBody(res, 'AuthenticationError', label);
+    } else if (condition.kind === 'no-acl') {
+      expect(res.statusCode, `${label}: ${res.body}`).toBe(403);
+      expectErrorBody(res, 'AccessError', label);
+    } else {
+      const expected = endpoint.underRule;
+      expect(res.statusCode, `${label}: ${res.body}`).toBe(expected.status);
+      if (expected.status === 200) expected.check(res.json());
+      else expectErrorBody(res, expected.error, label);
+    }
+  });
+});
+
+describe('after the matrix', () => {
+  it('nothing was written', async () => {
+    const after = await snapshot();
+    expect(after.tasks).toEqual(before.tasks);
+    expect(after.apiKeys).toEqual(before.apiKeys);
+    expect(after.serviceAccounts).toEqual(before.serviceAccounts);
+    expect(after.users).toEqual(before.users);
+    // Spelled out, for a readable failure.
+    expect(after.tasks.map((r) => r.name)).not.toContain('Matrix hidden created');
+    expect(after.apiKeys.map((r) => r.name)).not.toContain('Matrix hidden new key');
+    expect(after.apiKeys.find((k) => k.id === ids.victimKey)?.revoked_at).toBeNull();
+  });
+
+  // Control column, run last because it writes: the same requests as the administrator succeed
+  // and do what they say, so the requests above were ones that would have written.
+  it.each(ENDPOINTS.map((e) => [e.route, e] as const))('%s × administrator (control) succeeds', async (route, endpoint) => {
+    const res = await call(endpoint, `Bearer ${t.apiKey}`);
+    expect(res.statusCode, `${route} × administrator: ${res.body}`).toBe(200);
+    await endpoint.control(res);
+  });
+});
