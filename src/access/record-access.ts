@@ -37,10 +37,23 @@ export function companyField(meta: ModelMeta): ManyToOneField | null {
   return f instanceof ManyToOneField && f.target.name === 'Company' && meta.name !== 'Company' ? f : null;
 }
 
+/** Whether some record rule of the principal applies to `perm` on `meta`. */
+export function hasRules(meta: ModelMeta, perm: Permission, access: AccessProfile): boolean {
+  return (access.rules.get(meta.name) ?? []).some((r) => r.perms.has(perm));
+}
+
+/** Company isolation of rows of `meta` aliased `alias`: no company, or one of the allowed ones. */
+export function companyCondition(meta: ModelMeta, alias: string, access: AccessProfile): Sql | null {
+  const company = companyField(meta);
+  if (!company) return null;
+  const col = sql.id(alias, company.column!);
+  return sql`(${col} IS NULL OR ${col} = ANY(${[...access.companyIds]}::int[]))`;
+}
+
 /** Whether some rule or company isolation restricts `perm` on `meta` (no SQL built). */
 export function isRestricted(meta: ModelMeta, perm: Permission, access: AccessProfile | null = activeAccess()): boolean {
   if (!access) return false;
-  return companyField(meta) !== null || (access.rules.get(meta.name) ?? []).some((r) => r.perms.has(perm));
+  return companyField(meta) !== null || hasRules(meta, perm, access);
 }
 
 /**
@@ -66,11 +79,8 @@ export function accessCondition(meta: ModelMeta, perm: Permission, scope: QueryS
     scope.access = restriction;
   }
   if (groupRules.length) parts.push(sql`(${sql.join(groupRules, sql` OR `)})`);
-  const company = companyField(meta);
-  if (company) {
-    const col = sql.id(scope.alias, company.column!);
-    parts.push(sql`(${col} IS NULL OR ${col} = ANY(${[...access.companyIds]}::int[]))`);
-  }
+  const company = companyCondition(meta, scope.alias, access);
+  if (company) parts.push(company);
   return parts.length ? sql.join(parts, sql` AND `) : null;
 }
 

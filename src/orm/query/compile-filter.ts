@@ -87,8 +87,8 @@ function existsThrough(
 ): Sql {
   const sub = scope.child(f.target);
   // Records the principal may not read are not there to be matched (none when unrestricted).
-  const visible = sub.access ? sub.readableIds(f.target) : null;
-  const restrict = (cond: Sql) => (visible ? sql`${cond} AND ${sql.id(sub.alias, 'id')} IN (${visible})` : cond);
+  const visible = sub.readableCondition(f.target, sub.alias);
+  const restrict = (cond: Sql) => (visible ? sql`${cond} AND ${visible}` : cond);
   let link: Sql;
   let from: Sql;
   if (f instanceof OneToManyField) {

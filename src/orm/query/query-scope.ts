@@ -8,7 +8,7 @@ import type { ModelMeta } from '../model-meta.js';
 import type { ManyToOneField } from '../fields/relational-fields.js';
 import { QuerySyntaxError } from '../../errors.js';
 import type { AccessProfile } from '../../access/access-profile.js';
-import { accessCondition, assertRight, isRestricted } from '../../access/record-access.js';
+import { accessCondition, assertRight, companyCondition, hasRules, isRestricted } from '../../access/record-access.js';
 
 /** Most table aliases (the root, joins, subqueries, link tables) one compiled query may use. */
 export const MAX_QUERY_ALIASES = 129;
@@ -78,24 +78,26 @@ export class QueryScope {
     if (existing) return existing;
     const alias = this.newAlias();
     let on = sql`${sql.id(alias, 'id')} = ${sql.id(fromAlias, field.column!)}`;
-    const visible = restricted ? this.readableIds(field.target) : null;
-    if (visible) on = sql`${on} AND ${sql.id(alias, 'id')} IN (${visible})`;
+    const visible = restricted ? this.readableCondition(field.target, alias) : null;
+    if (visible) on = sql`${on} AND ${visible}`;
     this.joins.push({ alias, table: field.target.table, on });
     this.joinByPath.set(key, alias);
     return alias;
   }
 
   /**
-   * `SELECT id FROM <meta> WHERE <what the principal may read>`, or null when every record of it
-   * is readable; 403 when the model itself is not readable.
+   * The condition a row of `meta` aliased `alias` must meet to be readable by the principal, or
+   * null when every record is; 403 when the model itself is not readable. Company isolation alone
+   * is a plain condition on the row; record rules go through a subquery (their filters may join).
    */
-  readableIds(meta: ModelMeta): RawBuilder<unknown> | null {
+  readableCondition(meta: ModelMeta, alias: string): RawBuilder<unknown> | null {
     if (!this.access) return null;
     assertRight(meta, 'read', this.access);
     if (!isRestricted(meta, 'read', this.access)) return null;
+    if (!hasRules(meta, 'read', this.access)) return companyCondition(meta, alias, this.access);
     const inner = this.child(meta);
-    const allowed = accessCondition(meta, 'read', inner, this.access);
-    return allowed ? sql`SELECT ${sql.id(inner.alias, 'id')} FROM ${inner.from()} WHERE ${allowed}` : null;
+    const allowed = accessCondition(meta, 'read', inner, this.access)!;
+    return sql`${sql.id(alias, 'id')} IN (SELECT ${sql.id(inner.alias, 'id')} FROM ${inner.from()} WHERE ${allowed})`;
   }
 
   /** `"task" AS "t0" LEFT JOIN "stage" AS "t1" ON …` */
