@@ -134,6 +134,27 @@ describe('sign-in', () => {
     expect(Math.max(a, b) / Math.min(a, b)).toBeLessThan(2);
   });
 
+  it('an access token past its lifetime is refused; refreshing gives a new one', async () => {
+    const shortLived = await buildApp(t.platform, { dev: false, altchaMaxNumber: 10, sessionHours: 1 / 3600 });
+    try {
+      const res = await shortLived.inject({
+        method: 'POST', url: '/auth/authenticate', headers: { 'x-db-name': t.name, 'content-type': 'application/json' },
+        payload: JSON.stringify({ email: EMAIL, password: PASSWORD, altcha: await solvedAltcha(shortLived) }),
+      });
+      const tokens = res.json();
+      expect((await query(tokens.access_token)).statusCode).toBe(200);
+      await new Promise((r) => setTimeout(r, 2100));
+      const expired = await query(tokens.access_token);
+      expect(expired.statusCode).toBe(401);
+      expect(expired.json()).toEqual({ detail: 'Invalid, revoked or expired credential', error: 'AuthenticationError' });
+      const renewed = await post('/auth/refresh', { refresh_token: tokens.refresh_token });
+      expect(renewed.statusCode, renewed.body).toBe(200);
+      expect((await query(renewed.json().access_token)).statusCode).toBe(200);
+    } finally {
+      await shortLived.close();
+    }
+  });
+
   it('refresh rotates; reusing a rotated refresh token revokes the whole family', async () => {
     const first = (await signIn()).json();
     const second = await post('/auth/refresh', { refresh_token: first.refresh_token });
