@@ -1,5 +1,7 @@
 /**
- * Loads a module's YAML data files: each record `{data_type: <Model>, identifier, …values}` is
+ * Loads a module's data files — YAML, or TypeScript whose default export returns the records (for
+ * data generated from a maintained package or Node's ICU rather than typed by hand): each record
+ * `{data_type: <Model>, identifier, …values}` is
  * upserted by its identifier (an upgrade updates, never duplicates). Bare identifiers are
  * qualified with the module (`group_manager` → `project.group_manager`); relational values are
  * identifiers (qualified across modules) or ids. A record whose reference points at a record
@@ -7,6 +9,7 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parse } from 'yaml';
 import { ModuleError, ValidationError } from '../errors.js';
 import { currentEnv } from '../orm/env.js';
@@ -50,7 +53,7 @@ export async function dataFiles(mod: ModuleDescriptor): Promise<string[]> {
     } catch {
       continue;
     }
-    files.push(...names.filter((n) => /\.ya?ml$/.test(n)).sort().map((n) => join(mod.dir, dir, n)));
+    files.push(...names.filter((n) => /\.(ya?ml|ts)$/.test(n)).sort().map((n) => join(mod.dir, dir, n)));
   }
   return files;
 }
@@ -81,10 +84,18 @@ export async function loadModuleData(mod: ModuleDescriptor): Promise<number> {
   return records.length;
 }
 
+/** A TypeScript data file's default export: the records, or a function (maybe async) giving them. */
+export type DataFileExport = readonly Record<string, unknown>[] | (() => readonly Record<string, unknown>[] | Promise<readonly Record<string, unknown>[]>);
+
 async function readRecords(moduleId: string, file: string): Promise<DataRecord[]> {
   let doc: unknown;
   try {
-    doc = parse(await readFile(file, 'utf8'));
+    if (file.endsWith('.ts')) {
+      const exported = (await import(pathToFileURL(file).href)).default as DataFileExport | undefined;
+      doc = typeof exported === 'function' ? await exported() : exported;
+    } else {
+      doc = parse(await readFile(file, 'utf8'));
+    }
   } catch (err) {
     throw new ModuleError(`Cannot read data file ${file}: ${(err as Error).message}`);
   }
