@@ -8,6 +8,8 @@ import { bootPlatform } from '../platform/boot.js';
 import { cloneDatabase, createDatabase, dropDatabase } from '../platform/database-lifecycle.js';
 import { createServiceAccountKey } from '../auth/api-keys.js';
 import { serve } from './serve.js';
+import { configureFiles } from '../files/filestore-config.js';
+import { sweep } from '../files/file-removal.js';
 
 const settings = readSettings();
 
@@ -53,9 +55,10 @@ db.command('create <name>')
   .option('--admin-password <password>', 'administrator password (generated when absent)')
   .option('--modules <modules>', 'modules to install besides core', list, [])
   .option('--currency <code>', 'base currency of the first company (default USD)')
-  .action(async (name: string, opts: { adminEmail: string; adminPassword?: string; modules: string[] }) => {
+  .action(async (name: string, opts: { adminEmail: string; adminPassword?: string; modules: string[]; currency?: string }) => {
     const created = await withPlatform((p) => createDatabase(p, name, {
       modules: opts.modules, adminEmail: opts.adminEmail, adminPassword: opts.adminPassword ?? process.env.FF_ADMIN_PASSWORD,
+      currency: opts.currency,
     }));
     console.log(`Created database '${name}' with modules ${created.installed.join(', ')}`);
     console.log(`Admin login: ${created.adminEmail} / ${created.adminPassword}`);
@@ -86,6 +89,19 @@ program.command('apikey')
       createServiceAccountKey({ name: opts.name, groups: opts.groups, expiresAt: opts.expires ? `${opts.expires}T00:00:00Z` : null })));
     console.log(`API key '${opts.name}' for database '${dbName}' (prefix ${created.prefix}); it is shown only once:`);
     console.log(created.key);
+  });
+program.command('files')
+  .description('the file store')
+  .command('sweep')
+  .description('remove the stored bytes queued for removal (the server also sweeps by itself)')
+  .action(async () => {
+    const dbName = program.opts<{ db?: string }>().db;
+    if (!dbName) throw new FieldForgeError('files sweep needs -db NAME');
+    const result = await withPlatform(async (p) => {
+      configureFiles({ openDatabase: async (name) => ((await p.engine.exists(name)) ? p.database(name) : null) });
+      return sweep(await p.database(dbName));
+    });
+    console.log(`Database '${dbName}': removed ${result.removed.length} file(s), ${result.kept.length} still in use or busy`);
   });
 program.enablePositionalOptions(false);
 

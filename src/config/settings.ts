@@ -21,6 +21,10 @@ export interface Settings {
   bodyLimit: number;
   /** Access-token lifetime in hours. */
   sessionHours: number;
+  /** Where file bytes live: `file:<dir>` or `s3://<bucket>[/<prefix>]` (`files/filestore-config.ts`). */
+  filestore: string;
+  /** Largest accepted file upload (decoded bytes); larger → 413. */
+  uploadLimit: number;
 }
 
 export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
@@ -39,6 +43,8 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     pgPrepare: env.FF_PG_PREPARE !== '0',
     bodyLimit: Number(env.FF_BODY_LIMIT ?? 16 * 1024 * 1024),
     sessionHours: positiveNumber('FF_SESSION_HOURS', env.FF_SESSION_HOURS, 8),
+    filestore: env.FF_FILESTORE || `file:${resolve(env.FF_DATA_DIR || './data', 'filestore')}`,
+    uploadLimit: positiveNumber('FF_UPLOAD_LIMIT', env.FF_UPLOAD_LIMIT, 25 * 1024 * 1024),
   };
 }
 

@@ -1,15 +1,16 @@
 /**
  * Brings a database's schema in line with its registry: tables, columns, NOT NULL where the data
- * allows it, indexes, foreign keys with the declared on_delete, `_unique_together` and the
- * ManyToMany join tables. Additive and idempotent: it never drops a column or a table (data is
- * never lost by an upgrade); a column whose type changed is converted only where that is safe.
+ * allows it, indexes, foreign keys with the declared on_delete, `_unique_together`, the partial
+ * unique indexes of `_unique_when` and the ManyToMany join tables. Additive and idempotent: it
+ * never drops a column or a table (data is never lost by an upgrade); a column whose type changed
+ * is converted only where that is safe.
  * Runs inside the install/upgrade transaction, so a failure leaves the schema as it was.
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Field } from '../orm/fields/field.js';
 import { FileField, ManyToManyField, ManyToOneField } from '../orm/fields/relational-fields.js';
 import type { ModelMeta } from '../orm/model-meta.js';
-import { constraintName, type Registry } from '../orm/registry.js';
+import { constraintName, uniqueWhenIndexName, type Registry } from '../orm/registry.js';
 
 interface ColumnInfo {
   type: string;
@@ -40,6 +41,7 @@ export async function syncSchema(db: Kysely<any>, registry: Registry): Promise<s
   }
   for (const meta of registry.models.values()) {
     await syncIndexes(db, meta);
+    await syncUniqueWhen(db, meta, warnings);
     await syncForeignKeys(db, meta, registry, existing);
     await syncJoinTables(db, meta, existing);
   }
@@ -142,6 +144,30 @@ async function syncIndexes(db: Kysely<any>, meta: ModelMeta): Promise<void> {
     if (f.options.index || isFk) await index([f.column], false);
   }
   for (const tuple of meta.uniqueTogether) await index(tuple.map((n) => meta.fields.get(n)!.column!), true);
+}
+
+/**
+ * `_unique_when`: a unique index `WHERE <when>` (rows with an empty value in `fields` never clash,
+ * as with `_unique_together`). Rows that already break the rule (an upgrade adding it to a model
+ * with data) leave it unenforced with a warning, like a NOT NULL the data does not allow yet,
+ * rather than failing the whole upgrade; the next upgrade tries again.
+ */
+async function syncUniqueWhen(db: Kysely<any>, meta: ModelMeta, warnings: string[]): Promise<void> {
+  const table = sql.table(meta.table);
+  for (const entry of meta.uniqueWhen) {
+    const name = uniqueWhenIndexName(meta, entry);
+    const present = await sql<{ ok: boolean }>`SELECT to_regclass(${name}) IS NOT NULL AS ok`.execute(db);
+    if (present.rows[0]?.ok) continue;
+    const columns = entry.fields.map((f) => sql.id(meta.fields.get(f)!.column!));
+    const when = sql.id(meta.fields.get(entry.when)!.column!);
+    const clash = await sql`SELECT 1 FROM ${table} WHERE ${when} AND ${sql.join(columns.map((c) => sql`${c} IS NOT NULL`), sql` AND `)}
+      GROUP BY ${sql.join(columns)} HAVING count(*) > 1 LIMIT 1`.execute(db);
+    if (clash.rows.length) {
+      warnings.push(`${meta.name}: existing rows hold more than one '${entry.when}' record per ${entry.fields.map((f) => `'${f}'`).join(', ')}; the rule is not enforced in the database until they are fixed`);
+      continue;
+    }
+    await sql`CREATE UNIQUE INDEX ${sql.id(name)} ON ${table} (${sql.join(columns)}) WHERE ${when}`.execute(db);
+  }
 }
 
 async function syncForeignKeys(db: Kysely<any>, meta: ModelMeta, registry: Registry, existing: Existing): Promise<void> {

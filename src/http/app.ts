@@ -11,6 +11,7 @@ import { installErrorHandler } from './error-handler.js';
 import { apiContextHook } from './request-context.js';
 import { registerApiKeyRoutes } from './routes/api-keys.js';
 import { registerAuthRoutes } from './routes/auth.js';
+import { registerFileRoutes } from './routes/files.js';
 import { registerModelApi } from './routes/model-api.js';
 
 /** Deepest nesting of arrays and objects accepted in a JSON request body. */
@@ -70,6 +71,7 @@ export async function buildApp(platform: Platform, options: AppOptions = {}): Pr
   registerModelApi(app);
   registerAuthRoutes(app, platform, selector, { sessionHours: options.sessionHours ?? 8, altchaMaxNumber: options.altchaMaxNumber });
   registerApiKeyRoutes(app);
+  registerFileRoutes(app, platform, selector);
   app.get('/health', async () => ({ status: 'ok' }));
   return app;
 }

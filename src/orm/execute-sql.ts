@@ -86,6 +86,7 @@ export function translateDbError(err: unknown, registry: Registry): unknown {
   const info = e.constraint ? registry.constraints.get(e.constraint) : undefined;
   switch (e.code) {
     case '23505': {
+      if (info?.message) return new ValidationError(info.message);
       if (info) {
         const meta = registry.meta(info.model);
         return new ValidationError(

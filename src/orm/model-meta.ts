@@ -3,7 +3,7 @@
  * table, bound fields, default order and declarations. Built by `registry.ts`, read everywhere.
  */
 import type { Field } from './fields/field.js';
-import type { ModelClass } from './model.js';
+import type { ModelClass, UniqueWhen } from './model.js';
 import type { Registry } from './registry.js';
 
 export interface ModelMeta {
@@ -19,6 +19,8 @@ export interface ModelMeta {
   /** Has a Boolean `active` field: lists only active records unless the filter names `active`. */
   readonly isArchivable: boolean;
   readonly uniqueTogether: readonly (readonly string[])[];
+  /** `_unique_when`: uniqueness among the records whose Boolean `when` field is true. */
+  readonly uniqueWhen: readonly UniqueWhen[];
   /** Methods callable through `/api/execute`. */
   readonly apiMethods: ReadonlySet<string>;
   /** Fields matched by `name_search` terms. */

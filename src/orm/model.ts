@@ -27,6 +27,15 @@ import { NotFound } from '../errors.js';
 
 export type ModelClass = typeof Model;
 
+/** One `_unique_when` entry (see `Model._unique_when`). */
+export interface UniqueWhen {
+  readonly fields: readonly string[];
+  /** A stored Boolean field; only records where it is true take part. */
+  readonly when: string;
+  /** The `ValidationError` message of a violation (default: one naming the fields). */
+  readonly message?: string;
+}
+
 export class Model {
   /** Model name (defaults to the class name); used in URLs: `/api/query/<name>`. */
   static _name?: string;
@@ -37,6 +46,13 @@ export class Model {
   static _order_by?: string[];
   /** Field-name tuples whose combination is unique. */
   static _unique_together?: string[][];
+  /**
+   * Partial uniqueness: the `fields` combination is unique among the records whose stored Boolean
+   * `when` field is true — `[{ fields: ['category'], when: 'is_base_uom' }]` allows one base unit
+   * per category. A unique index `WHERE <when>` in the database, so concurrent writes cannot both
+   * pass; a violation is a `ValidationError` with `message` (or one naming the fields).
+   */
+  static _unique_when?: UniqueWhen[];
   /** Field giving `display_name` (defaults to `name` when the model has one). */
   static _rec_name?: string;
   /** Methods `/api/execute/<model>/<method>` may call; nothing else is callable remotely. */

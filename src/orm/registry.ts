@@ -9,7 +9,7 @@ import { ModuleError, NotFound } from '../errors.js';
 import type { Field } from './fields/field.js';
 import { ManyToManyField, ManyToOneField, OneToManyField, RelationalField } from './fields/relational-fields.js';
 import { AUDIT_FIELDS, genericFields } from './generic-fields.js';
-import { Model, type ModelClass } from './model.js';
+import { Model, type ModelClass, type UniqueWhen } from './model.js';
 import type { ModelExtension } from './model-extension.js';
 import type { ModelMeta } from './model-meta.js';
 import { defineRecordAccessors } from './record-accessors.js';
@@ -27,6 +27,8 @@ export interface ConstraintInfo {
   readonly model: string;
   readonly fields: readonly string[];
   readonly kind: 'unique' | 'foreign-key';
+  /** The violation's message when the declaration gives one (`_unique_when`). */
+  readonly message?: string;
 }
 
 const FIELD_NAME = /^[a-z][a-z0-9_]*$/;
@@ -126,6 +128,7 @@ function composeModel(registry: Registry, name: string, entry: Entry, hasUser: b
     recName: null as string | null,
     isArchivable: false,
     uniqueTogether: finalClass._unique_together ?? [],
+    uniqueWhen: finalClass._unique_when ?? [],
     apiMethods: new Set(finalClass._api_methods ?? []),
     nameSearchFields: [] as string[],
     module: entry.module,
@@ -246,6 +249,18 @@ function validateDeclarations(meta: ModelMeta): void {
       if (!meta.fields.get(fname)?.column) throw new ModuleError(`${meta.name}._unique_together names '${fname}', which is not a stored field`);
     }
   }
+  for (const entry of meta.uniqueWhen) {
+    if (!Array.isArray(entry?.fields) || !entry.fields.length) {
+      throw new ModuleError(`${meta.name}._unique_when: each entry needs a non-empty 'fields' list`);
+    }
+    for (const fname of entry.fields) {
+      if (!meta.fields.get(fname)?.column) throw new ModuleError(`${meta.name}._unique_when names '${fname}', which is not a stored field`);
+    }
+    const when = meta.fields.get(entry.when);
+    if (!when?.column || when.type !== 'Boolean') {
+      throw new ModuleError(`${meta.name}._unique_when: 'when' must name a stored Boolean field, not '${String(entry.when)}'`);
+    }
+  }
   for (const f of meta.fields.values()) {
     const o = f.options;
     if (o.calculate && typeof (meta.cls.prototype as any)[o.calculate] !== 'function') {
@@ -268,12 +283,26 @@ function registerConstraints(registry: Registry, meta: ModelMeta): void {
       model: meta.name, fields: tuple, kind: 'unique',
     });
   }
+  for (const entry of meta.uniqueWhen) {
+    registry.constraints.set(uniqueWhenIndexName(meta, entry), {
+      model: meta.name, fields: [...entry.fields, entry.when], kind: 'unique', message: entry.message,
+    });
+  }
   registry.constraints.set(constraintName(meta.table, ['identifier'], 'uniq'), { model: meta.name, fields: ['identifier'], kind: 'unique' });
   for (const f of meta.fields.values()) {
     if (f instanceof ManyToOneField && f.isStored) {
       registry.constraints.set(constraintName(meta.table, [f.column!], 'fkey'), { model: meta.name, fields: [f.name], kind: 'foreign-key' });
     }
   }
+}
+
+/**
+ * The partial unique index of a `_unique_when` entry: `uom_category_id_when_is_base_uom_uniq`
+ * (the `when` keeps it apart from a `_unique_together` over the same columns).
+ */
+export function uniqueWhenIndexName(meta: ModelMeta, entry: UniqueWhen): string {
+  const column = (name: string) => meta.fields.get(name)!.column!;
+  return constraintName(meta.table, [...entry.fields.map(column), 'when', column(entry.when)], 'uniq');
 }
 
 /** Deterministic constraint/index names within PostgreSQL's 63-byte identifier limit. */

@@ -10,6 +10,7 @@ import { QuerySet } from '../orm/queryset.js';
 import { generatePassword, hashPassword } from '../auth/passwords.js';
 import { assertValidDatabaseName } from '../db/database-name.js';
 import { ensurePlatformState } from '../db/platform-state.js';
+import { recordClone } from '../files/file-removal.js';
 import type { Platform } from './platform.js';
 
 export interface CreateDatabaseOptions {
@@ -18,6 +19,8 @@ export interface CreateDatabaseOptions {
   /** Generated when absent. */
   adminPassword?: string;
   companyName?: string;
+  /** ISO 4217 code of the first company's currency (default USD); setting it activates it. */
+  currency?: string;
 }
 
 export interface CreatedDatabase {
@@ -32,6 +35,8 @@ export async function createDatabase(platform: Platform, name: string, options: 
   const adminEmail = options.adminEmail ?? 'admin@example.com';
   if (!/^[^@\s]+@[^@\s]+$/.test(adminEmail)) throw new BadRequest(`'${adminEmail}' is not an e-mail address`);
   const adminPassword = options.adminPassword ?? generatePassword();
+  const currencyCode = (options.currency ?? 'USD').trim().toUpperCase();
+  if (!/^[A-Z]{3}$/.test(currencyCode)) throw new BadRequest(`'${options.currency}' is not a currency code (ISO 4217, e.g. EUR)`);
   await platform.engine.create(name);
   try {
     const db = await platform.database(name);
@@ -40,7 +45,10 @@ export async function createDatabase(platform: Platform, name: string, options: 
     const passwordHash = await hashPassword(adminPassword);
     await platform.run(name, {}, async () => {
       const { registry } = currentEnv();
-      const [company] = await createRecords(registry.meta('Company'), [{ name: options.companyName ?? 'My Company' }]);
+      // Currencies are seeded inactive: look the code up among all of them.
+      const [currency] = await new QuerySet(registry.meta('Currency')).with_archived().filter({ name: currencyCode }).ids();
+      if (currency === undefined) throw new BadRequest(`Unknown currency code '${currencyCode}' (ISO 4217, e.g. EUR)`);
+      const [company] = await createRecords(registry.meta('Company'), [{ name: options.companyName ?? 'My Company', currency }]);
       await createRecords(registry.meta('Settings'), [{ company: company!.id }]);
       const groups = await new QuerySet(registry.meta('Group'))
         .filter({ identifier__in: ['core.group_admin', 'core.group_user'] }).ids();
@@ -63,5 +71,9 @@ export async function dropDatabase(platform: Platform, name: string): Promise<vo
 }
 
 export async function cloneDatabase(platform: Platform, source: string, target: string): Promise<void> {
-  await platform.engine.clone(assertValidDatabaseName(source), assertValidDatabaseName(target));
+  assertValidDatabaseName(source);
+  assertValidDatabaseName(target);
+  // Before copying: from now on the source's file sweep asks the clone before removing shared bytes.
+  await recordClone(await platform.database(source), target);
+  await platform.engine.clone(source, target);
 }

@@ -28,6 +28,7 @@ import { ServiceAccount } from '../../modules/core/models/service_account.js';
 import { User } from '../../modules/core/models/user.js';
 import { ProjectProject } from '../../modules/project/models/project_project.js';
 import { ProjectStage } from '../../modules/project/models/project_stage.js';
+import { Attachment } from '../../modules/core/models/attachment.js';
 import { ProjectTask } from '../../modules/project/models/project_task.js';
 import { solvedAltcha } from '../support/altcha.js';
 import { testDatabase, type TestDatabase } from '../support/test-database.js';
@@ -53,6 +54,7 @@ const ids = {
   project: 0, openStage: 0, closedStage: 0,
   /** The record the record routes act on; hidden from the rule principals. */
   target: 0,
+  targetFile: 0,
   /** Readable by the rule principals: shows their list answers are not simply empty. */
   visible: 0,
   /** The key DELETE /api/api-keys/:id revokes; hidden from the rule principals. */
@@ -81,6 +83,8 @@ interface Endpoint {
   url: () => string;
   body?: () => unknown;
   underRule: RuleExpectation;
+  /** What a principal without the model right gets; 403 AccessError unless said otherwise. */
+  withoutRight?: { status: 403 | 404; error: 'AccessError' | 'NotFound' };
   /** Control column: as the administrator the request succeeds; checks what it did. */
   control: (res: LightMyRequestResponse) => Promise<void>;
 }
@@ -146,6 +150,17 @@ const ENDPOINTS: Endpoint[] = [
       expect(res.json().result).toEqual({ stage: ids.closedStage });
       const [task] = await t.run(() => ProjectTask.query({ id: ids.target }).read(['stage']));
       expect((task!.stage as { id: number }).id).toBe(ids.closedStage);
+    },
+  },
+  {
+    route: 'GET /api/files/:id/url', method: 'GET',
+    url: () => `/api/files/${ids.targetFile}/url`,
+    // The file of a hidden record does not exist for the caller, like the record. Without the
+    // right to read the owning model (ProjectTask) the owner is unreadable, so the file too: 404.
+    underRule: NOT_FOUND,
+    withoutRight: NOT_FOUND,
+    async control(res) {
+      expect(res.json().url).toMatch(/^\/filestore\/view\/\d+\?db=/);
     },
   },
   {
@@ -316,6 +331,7 @@ beforeAll(async () => {
     ids.closedStage = stages.find((s) => s.is_closed === true)!.id as number;
     ids.target = (await ProjectTask.create({ name: 'Matrix hidden target', project: ids.project, stage: ids.openStage })).id;
     ids.visible = (await ProjectTask.create({ name: 'Matrix visible task', project: ids.project, stage: ids.openStage })).id;
+    ids.targetFile = await Attachment.create_from_file(Buffer.from('matrix file').toString('base64'), 'matrix.txt', 'ProjectTask', ids.target, 'description');
     ids.ruleGroup = (await Group.create({ name: 'Matrix restricted', identifier: 'matrix.group_restricted' })).id;
     await RecordRule.create_many([
       { name: 'Matrix: hide tasks', model: 'ProjectTask', filter: `~Q(name__startswith='${HIDDEN}')`, groups: [ids.ruleGroup] },
@@ -435,8 +451,9 @@ describe.each(CONDITIONS)('$label', (condition) => {
       expect(res.statusCode, `${label}: ${res.body}`).toBe(401);
       expectErrorBody(res, 'AuthenticationError', label);
     } else if (condition.kind === 'no-acl') {
-      expect(res.statusCode, `${label}: ${res.body}`).toBe(403);
-      expectErrorBody(res, 'AccessError', label);
+      const expected = endpoint.withoutRight ?? { status: 403, error: 'AccessError' };
+      expect(res.statusCode, `${label}: ${res.body}`).toBe(expected.status);
+      expectErrorBody(res, expected.error, label);
     } else {
       const expected = endpoint.underRule;
       expect(res.statusCode, `${label}: ${res.body}`).toBe(expected.status);

@@ -338,13 +338,14 @@ describe('ManyToMany', () => {
 describe('File', () => {
   it('stores an attachment id in an integer <name>_id column', async () => {
     await t.run(async () => {
-      const rec = (await AllTypes().create({ name: 'file', attachment: 17 })) as Rec;
-      expect(((await AllTypes().get(rec.id)) as Rec).attachment).toBe(17);
+      const attachmentId = await (model('Attachment') as any).create_from_file(Buffer.from('hello').toString('base64'), 'hello.txt');
+      const rec = (await AllTypes().create({ name: 'file', attachment: attachmentId })) as Rec;
+      expect(((await AllTypes().get(rec.id)) as Rec).attachment).toBe(attachmentId);
       const cols = await columnTypes('orm_all_types');
       expect(cols.attachment_id!.data_type).toBe('integer');
       expect(cols.attachment).toBeUndefined();
       const [read] = await AllTypes().query({ id: rec.id }).read(['attachment']);
-      expect(read!.attachment).toBe(17);
+      expect(read!.attachment).toBe(attachmentId);
     });
   });
 

@@ -12,3 +12,6 @@ export * from './service_account.js';
 export * from './api_key.js';
 export * from './record_rule.js';
 export * from './auth_session.js';
+export * from './uom.js';
+export * from './currency.js';
+export * from './attachment.js';

@@ -9,5 +9,7 @@ export class Settings extends Model {
   static override _unique_together = [['company']];
   static override fields = {
     company: fields.ManyToOne('Company', { required: true, on_delete: 'CASCADE' }),
+    // Shows foreign-currency inputs (fields with `visible_setting: 'Q(enable_multi_currency=True)'`).
+    enable_multi_currency: fields.Boolean({ default: false, label: 'Multi-Currency' }),
   };
 }

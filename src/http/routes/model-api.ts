@@ -5,8 +5,9 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { assertRight } from '../../access/record-access.js';
-import { BadRequest, NotFound } from '../../errors.js';
-import { currentEnv } from '../../orm/env.js';
+import { BadRequest, FieldForgeError, NotFound } from '../../errors.js';
+import { currentEnv, withEnv } from '../../orm/env.js';
+import type { RegistryEntry } from '../../orm/fields/field.js';
 import type { ModelMeta } from '../../orm/model-meta.js';
 import type { Model } from '../../orm/model.js';
 import { QuerySet, type AggregateFunction } from '../../orm/queryset.js';
@@ -128,8 +129,34 @@ export function registerModelApi(app: FastifyInstance): void {
   app.get('/api/get_registry/:model', IN_UNIT_OF_WORK, (req) => readOnlyWork(req, async () => {
     const meta = modelOf(req);
     assertRight(meta, 'read');
-    const out: Record<string, unknown> = {};
+    const out: Record<string, RegistryEntry> = {};
     for (const [name, f] of meta.fields) if (!f.options.internal) out[name] = f.describe();
+    // Each distinct `visible_setting` is evaluated once per request.
+    const holds = new Map<string, boolean>();
+    for (const entry of Object.values(out)) {
+      const condition = entry.visible_setting;
+      if (condition === undefined) continue;
+      if (!holds.has(condition)) holds.set(condition, await settingHolds(condition));
+      entry.visible_setting_holds = holds.get(condition)!;
+    }
     return out;
   }));
+}
+
+/**
+ * Whether the caller's current company's `Settings` record matches `condition`, read as the
+ * platform: the settings decide what a form shows, whoever may read them. No company, no settings
+ * record, or a condition that does not parse or resolve (a 400 of the declaration) → false: a
+ * gated field stays hidden, as a record rule that does not parse matches nothing.
+ */
+async function settingHolds(condition: string): Promise<boolean> {
+  const { companyId, registry } = currentEnv();
+  if (companyId === null || !registry.has('Settings')) return false;
+  try {
+    return await withEnv({ su: true }, () =>
+      new QuerySet(registry.meta('Settings')).filter({ company: companyId }).filter(condition).exists());
+  } catch (err) {
+    if (err instanceof FieldForgeError && err.status === 400) return false;
+    throw err;
+  }
 }

@@ -53,6 +53,12 @@ export interface RegistryEntry {
   on_delete?: string;
   currency_field?: string;
   visible_setting?: string;
+  /**
+   * Whether `visible_setting` holds for the caller's current company's `Settings` record right now
+   * (`get_registry` adds it; false when the caller has no company or it has no settings). A
+   * client hides the field while it is false.
+   */
+  visible_setting_holds?: boolean;
   filter?: string;
   index?: boolean;
 }

@@ -18,11 +18,15 @@ import { precompute, precomputableFields } from './precompute.js';
 import { selectList, type Row } from '../query/select-rows.js';
 import { assertCompanyValue, assertRight } from '../../access/record-access.js';
 import { assertRecordsAllowed } from '../../access/record-checks.js';
+import { prepareFileCreate } from './file-values.js';
 
 export async function createRecords(meta: ModelMeta, valsList: readonly Record<string, unknown>[]): Promise<Model[]> {
   if (!valsList.length) return [];
   const env = currentEnv();
   assertRight(meta, 'create');
+  // File fields: uploads become attachments first (file-values.ts).
+  const files = await prepareFileCreate(meta, valsList);
+  if (files) valsList = files.valsList;
   const now = new Date().toISOString();
   const sortedList: SortedValues[] = valsList.map((vals) => {
     const sorted = sortValues(meta, vals, 'create');
@@ -57,6 +61,7 @@ export async function createRecords(meta: ModelMeta, valsList: readonly Record<s
     RETURNING ${returning}${guard ? sql`, ${guard}` : sql``}`);
   const ids = inserted.map((r) => r.id as number);
   await assertRecordsAllowed(meta, 'create', ids);
+  if (files) await files.finish(ids);
 
   await linkManyToMany(meta, ids, sortedList.map((s) => s.manyToMany), 'create');
   for (let i = 0; i < ids.length; i++) {

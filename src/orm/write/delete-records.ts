@@ -9,10 +9,13 @@ import type { ModelMeta } from '../model-meta.js';
 import { runGuarded } from '../execute-sql.js';
 import { collectDependents, flushRecompute, newPending, triggeredFieldNames } from './recompute.js';
 import { assertRecordsAllowed } from '../../access/record-checks.js';
+import { prepareFileDelete } from './file-values.js';
 
 export async function deleteRecords(meta: ModelMeta, ids: readonly number[]): Promise<void> {
   if (!ids.length) return;
   await assertRecordsAllowed(meta, 'delete', ids);
+  // Attachments release their bytes; File-field owners take their attachments with them.
+  const files = await prepareFileDelete(meta, ids);
   const pending = newPending();
   await collectDependents(meta, ids, triggeredFieldNames(meta), pending);
   pending.get(meta)?.forEach((set) => ids.forEach((id) => set.delete(id)));
@@ -22,5 +25,6 @@ export async function deleteRecords(meta: ModelMeta, ids: readonly number[]): Pr
     const found = new Set(deleted.map((r) => r.id));
     throw new NotFound(`${meta.name} ${ids.filter((id) => !found.has(id)).slice(0, 5).join(', ')} does not exist`);
   }
+  if (files) await files.finish();
   await flushRecompute(pending);
 }

@@ -14,10 +14,14 @@ import { linkManyToMany, writeOneToMany } from './write-relations.js';
 import { changesLinks, collectDependents, flushRecompute, newPending } from './recompute.js';
 import { assertCompanyValue } from '../../access/record-access.js';
 import { assertRecordsAllowed } from '../../access/record-checks.js';
+import { prepareFileWrite } from './file-values.js';
 
 export async function writeRecords(meta: ModelMeta, ids: readonly number[], vals: Record<string, unknown>): Promise<void> {
   if (!ids.length) return;
   const env = currentEnv();
+  // File fields: uploads become attachments, and replaced ones are deleted after the UPDATE.
+  const files = await prepareFileWrite(meta, ids, vals);
+  if (files) vals = files.vals;
   const sorted = sortValues(meta, vals, 'update');
   checkRequired(meta, sorted.columns, 'update');
   assertCompanyValue(meta, sorted.columns);
@@ -37,6 +41,7 @@ export async function writeRecords(meta: ModelMeta, ids: readonly number[], vals
     throw new NotFound(`${meta.name} ${ids.filter((id) => !found.has(id)).slice(0, 5).join(', ')} does not exist`);
   }
 
+  if (files) await files.finish();
   if (sorted.manyToMany.length) await linkManyToMany(meta, ids, ids.map(() => sorted.manyToMany), 'update');
   for (const [field, lines] of sorted.oneToMany) for (const id of ids) await writeOneToMany(field, id, lines, 'update');
   if (sorted.setters.length) {

@@ -1,0 +1,150 @@
+/**
+ * File routes (spec §4.7, §5): `GET /api/files/{id}/url` hands out a signed, expiring URL;
+ * `GET /filestore/{view|download}/{id}` serves the bytes — streamed from disk with caching and
+ * Range support, or as a short-lived redirect to a presigned bucket URL carrying the same headers.
+ * The filestore route lives outside /api: a public file or a valid signature needs no credential
+ * (a browser <img> sends none); otherwise the caller's credential (header or session cookie) must
+ * let it read the attachment and its owning record. Unreadable is 404, as on every route (no
+ * read right on Attachment at all: 403).
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { sql } from 'kysely';
+import { AccessError, AuthenticationError, BadRequest, NotFound } from '../../errors.js';
+import { assertValidDatabaseName } from '../../db/database-name.js';
+import { assertRight } from '../../access/record-access.js';
+import { currentEnv } from '../../orm/env.js';
+import { QuerySet } from '../../orm/queryset.js';
+import type { Platform } from '../../platform/platform.js';
+import { configureFiles, filesConfig } from '../../files/filestore-config.js';
+import { cacheControl, contentDisposition, contentType, parseRange } from '../../files/response-headers.js';
+import { signedFileUrl, verifyFileSignature, SIGNED_URL_SECONDS, type FileAction } from '../../files/signed-url.js';
+import type { DatabaseSelector } from '../database-selection.js';
+import { apiContextHook, IN_UNIT_OF_WORK, readOnlyWork } from '../request-context.js';
+import { SESSION_COOKIE } from '../session-cookies.js';
+import { recordId } from './request-body.js';
+
+/** Lifetime of the redirect to a bucket's presigned URL. */
+const PRESIGNED_SECONDS = 60;
+
+interface AttachmentRow {
+  id: number;
+  name: string;
+  filepath: string | null;
+  mimetype: string | null;
+  is_public: boolean;
+  checksum: string | null;
+  model: string | null;
+  record: number | null;
+}
+
+/**
+ * Whether the current principal may read attachment `row` and the record it belongs to. No read
+ * right on Attachment at all is a 403 (as for any model); a row or owning record it cannot read is
+ * simply not there (404).
+ */
+async function canRead(row: AttachmentRow): Promise<boolean> {
+  const { registry } = currentEnv();
+  const attachments = registry.meta('Attachment');
+  assertRight(attachments, 'read');
+  if (!(await new QuerySet(attachments).with_archived().filter({ id: row.id }).exists())) return false;
+  if (row.model === null || row.record === null) return true;
+  if (!registry.models.has(row.model)) return false;
+  try {
+    return await new QuerySet(registry.meta(row.model)).with_archived().filter({ id: row.record }).exists();
+  } catch (err) {
+    if (err instanceof AccessError) return false;
+    throw err;
+  }
+}
+
+function action(req: FastifyRequest): FileAction {
+  const a = (req.params as { action: string }).action;
+  if (a !== 'view' && a !== 'download') throw new NotFound(`No route GET /filestore/${String(a).slice(0, 20)}`);
+  return a;
+}
+
+export function registerFileRoutes(app: FastifyInstance, platform: Platform, selector: DatabaseSelector): void {
+  // The sweep asks a database's clones whether they still use its keys (files/file-removal.ts).
+  configureFiles({ openDatabase: async (name) => ((await platform.engine.exists(name)) ? platform.database(name) : null) });
+  const resolveCredential = apiContextHook(platform, selector);
+
+  app.get('/api/files/:id/url', IN_UNIT_OF_WORK, (req) => readOnlyWork(req, async () => {
+    const id = recordId((req.params as { id: string }).id);
+    const requested = (req.query as { action?: string }).action ?? 'view';
+    if (requested !== 'view' && requested !== 'download') throw new BadRequest("'action' is 'view' or 'download'");
+    assertRight(currentEnv().registry.meta('Attachment'), 'read');
+    const row = await loadAttachment(id);
+    if (!row || !(await canRead(row))) throw new NotFound(`Attachment ${id} does not exist`);
+    const url = signedFileUrl(platform.secret, req.ff!.dbName, id, requested);
+    return { url, expires_at: new Date(Date.now() + SIGNED_URL_SECONDS * 1000).toISOString() };
+  }));
+
+  app.get('/filestore/:action/:id', async (req, reply) => {
+    const act = action(req);
+    const id = recordId((req.params as { id: string }).id);
+    const query = req.query as { db?: string; expires?: string; sig?: string };
+    const dbName = query.db !== undefined ? assertValidDatabaseName(query.db) : await selector.select(req);
+    const db = await platform.database(dbName);
+    const row = (await sql<AttachmentRow>`SELECT id, name, filepath, mimetype, is_public, checksum, model, record
+      FROM attachment WHERE id = ${id}`.execute(db.kysely)).rows[0];
+    let granted = row?.is_public === true;
+    if (!granted && query.sig !== undefined) {
+      if (!verifyFileSignature(platform.secret, dbName, id, act, query.expires, query.sig)) {
+        throw new AccessError('The file link is invalid or has expired');
+      }
+      granted = true;
+    }
+    if (!granted) {
+      if (req.headers.authorization === undefined && !req.cookies?.[SESSION_COOKIE]) {
+        throw new AuthenticationError('Missing credential: send "Authorization: Bearer <credential>" or use a signed URL');
+      }
+      await resolveCredential(req);
+      if (req.ff!.dbName !== dbName) throw new BadRequest('The db parameter names another database than the credential');
+      granted = row !== undefined && (await readOnlyWork(req, () => canRead(row)));
+    }
+    if (!row || !granted) throw new NotFound(`Attachment ${id} does not exist`);
+    return serve(req, reply, row, act);
+  });
+}
+
+async function loadAttachment(id: number): Promise<AttachmentRow | undefined> {
+  return (await sql<AttachmentRow>`SELECT id, name, filepath, mimetype, is_public, checksum, model, record
+    FROM attachment WHERE id = ${id}`.execute(currentEnv().trx)).rows[0];
+}
+
+async function serve(req: FastifyRequest, reply: FastifyReply, row: AttachmentRow, act: FileAction): Promise<unknown> {
+  if (!row.filepath) throw new NotFound(`Attachment ${row.id} has no content`);
+  const { store } = filesConfig();
+  const headers = {
+    contentType: contentType(row.mimetype),
+    contentDisposition: contentDisposition(act, row.name),
+    cacheControl: cacheControl(row.is_public),
+  };
+  const presigned = await store.presignedUrl(row.filepath, { ...headers, expiresIn: PRESIGNED_SECONDS });
+  if (presigned) {
+    // The redirect itself must not outlive the presigned URL it points at.
+    return reply.header('Cache-Control', 'private, no-store').redirect(presigned, 302);
+  }
+  const stat = await store.stat(row.filepath);
+  if (!stat) throw new NotFound(`The content of attachment ${row.id} is missing from the file store`);
+  const etag = `"${row.checksum ?? row.filepath.slice(row.filepath.lastIndexOf('/') + 1)}"`;
+  reply.header('Content-Type', headers.contentType)
+    .header('Content-Disposition', headers.contentDisposition)
+    .header('Cache-Control', headers.cacheControl)
+    .header('ETag', etag)
+    .header('Accept-Ranges', 'bytes')
+    .header('X-Content-Type-Options', 'nosniff')
+    // Uploaded HTML or SVG viewed inline must not run script on our origin.
+    .header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; sandbox");
+  if (req.headers['if-none-match'] === etag) return reply.status(304).send();
+  const range = parseRange(req.headers.range, stat.size);
+  if (range === 'unsatisfiable') {
+    return reply.status(416).header('Content-Range', `bytes */${stat.size}`).send();
+  }
+  if (range) {
+    reply.status(206).header('Content-Range', `bytes ${range.start}-${range.end}/${stat.size}`).header('Content-Length', range.end - range.start + 1);
+    return reply.send(await store.read(row.filepath, range));
+  }
+  reply.header('Content-Length', stat.size);
+  return reply.send(await store.read(row.filepath));
+}

@@ -1,0 +1,110 @@
+/**
+ * File fields in the write paths (spec §2.4.6). A File field holds an `Attachment` id; a write may
+ * instead give an upload — `{name, base64, mimetype?, is_public?}` (base64 may be a `data:` URL) —
+ * which becomes an Attachment owned by the record (`model`, `record`, `field`). Replacing or
+ * clearing the value deletes the attachment the field owned, and deleting a record deletes the
+ * attachments it owns; deleting an Attachment releases its bytes (`files/release-keys.ts`).
+ * Attachments are written as the platform: the caller's rights on the owning record are what the
+ * create/write/delete itself checks.
+ */
+import { sql } from 'kysely';
+import { ValidationError } from '../../errors.js';
+import { releaseDeletedAttachments } from '../../files/release-keys.js';
+import { currentEnv, withEnv } from '../env.js';
+import { FileField } from '../fields/relational-fields.js';
+import type { ModelMeta } from '../model-meta.js';
+import { createRecords } from './create-records.js';
+import { deleteRecords } from './delete-records.js';
+
+const ATTACHMENT = 'Attachment';
+
+export function fileFields(meta: ModelMeta): FileField[] {
+  return [...meta.fields.values()].filter((f): f is FileField => f instanceof FileField && f.column !== null);
+}
+
+/** An upload is an object with `base64` (a bare string stays an error: it is neither an id nor a named file). */
+function isUpload(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && 'base64' in value;
+}
+
+/** Uploads of `vals` stored as attachments; the returned values hold their ids instead. */
+async function storeUploads(meta: ModelMeta, vals: Record<string, unknown>, record: number | null): Promise<{ vals: Record<string, unknown>; created: number[] }> {
+  const out = { ...vals };
+  const created: number[] = [];
+  for (const f of fileFields(meta)) {
+    const value = vals[f.name];
+    if (!isUpload(value)) continue;
+    const upload = value;
+    const [att] = await withEnv({ su: true }, () => createRecords(currentEnv().registry.meta(ATTACHMENT), [{
+      name: typeof upload.name === 'string' && upload.name ? upload.name : f.name,
+      mimetype: typeof upload.mimetype === 'string' ? upload.mimetype : null,
+      is_public: upload.is_public === true,
+      base64: upload.base64, model: meta.name, record, field: f.name,
+    }]));
+    out[f.name] = att!.id;
+    created.push(att!.id);
+  }
+  return { vals: out, created };
+}
+
+/** Before a create: uploads become attachments; `finish` gives them their records once inserted. */
+export async function prepareFileCreate(meta: ModelMeta, valsList: readonly Record<string, unknown>[]) {
+  if (!fileFields(meta).length || !valsList.some((v) => fileFields(meta).some((f) => isUpload(v[f.name])))) return null;
+  const prepared: { vals: Record<string, unknown>; created: number[] }[] = [];
+  for (const vals of valsList) prepared.push(await storeUploads(meta, vals, null));
+  return {
+    valsList: prepared.map((p) => p.vals),
+    async finish(ids: readonly number[]): Promise<void> {
+      for (let i = 0; i < ids.length; i++) {
+        const created = prepared[i]!.created;
+        if (created.length) await sql`UPDATE attachment SET record = ${ids[i]!} WHERE id = ANY(${created}::int[])`.execute(currentEnv().trx);
+      }
+    },
+  };
+}
+
+/** Before a write: uploads become attachments; `finish` deletes the attachments the fields owned before. */
+export async function prepareFileWrite(meta: ModelMeta, ids: readonly number[], vals: Record<string, unknown>) {
+  const written = fileFields(meta).filter((f) => f.name in vals && vals[f.name] !== undefined);
+  if (!written.length) return null;
+  if (ids.length > 1 && written.some((f) => isUpload(vals[f.name]))) {
+    throw new ValidationError('A file is uploaded to one record at a time');
+  }
+  const env = currentEnv();
+  const before = await sql<Record<string, number | null>>`SELECT id, ${sql.join(written.map((f) => sql.id(f.column!)))}
+    FROM ${sql.table(meta.table)} WHERE id = ANY(${[...ids]}::int[])`.execute(env.trx);
+  const { vals: out } = await storeUploads(meta, vals, ids.length === 1 ? ids[0]! : null);
+  return {
+    vals: out,
+    async finish(): Promise<void> {
+      const stale: number[] = [];
+      for (const row of before.rows) {
+        for (const f of written) {
+          const old = row[f.column!];
+          if (old && old !== out[f.name]) stale.push(old);
+        }
+      }
+      if (!stale.length) return;
+      // Only the attachments these fields owned: an id linked from elsewhere is not ours to delete.
+      const owned = await sql<{ id: number }>`SELECT id FROM attachment WHERE id = ANY(${stale}::int[]) AND model = ${meta.name}
+        AND record = ANY(${[...ids]}::int[]) AND field = ANY(${written.map((f) => f.name)})`.execute(env.trx);
+      const meta2 = env.registry.meta(ATTACHMENT);
+      if (owned.rows.length) await withEnv({ su: true }, () => deleteRecords(meta2, owned.rows.map((r) => r.id)));
+    },
+  };
+}
+
+/** Before a delete: attachments release their bytes; records' own attachments are deleted after. */
+export async function prepareFileDelete(meta: ModelMeta, ids: readonly number[]) {
+  if (meta.name === ATTACHMENT) await releaseDeletedAttachments(ids);
+  if (!fileFields(meta).length || !currentEnv().registry.models.has(ATTACHMENT)) return null;
+  return {
+    async finish(): Promise<void> {
+      const owned = await sql<{ id: number }>`SELECT id FROM attachment WHERE model = ${meta.name}
+        AND record = ANY(${[...ids]}::int[])`.execute(currentEnv().trx);
+      if (owned.rows.length) {
+        await withEnv({ su: true }, () => deleteRecords(currentEnv().registry.meta(ATTACHMENT), owned.rows.map((r) => r.id)));
+      }
+    },
+  };
+}
