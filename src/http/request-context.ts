@@ -1,28 +1,32 @@
 /**
- * Runs before every `/api/*` handler: selects the database and resolves the credential. The full
- * resolution is one statement (install flag, registry and security versions, key → account) plus
- * the principal's access profile (two); mid-install → 503 with `Retry-After: 5`, no valid
- * credential → 401. Handlers run as the principal, restricted by its profile (`access/`). A route that does all its work through
- * `readOnlyWork`/`unitOfWork` (declared with `IN_UNIT_OF_WORK`) may instead start from what this
- * worker remembers of the key: the database then confirms it within the request's first statement
- * (`auth/request-guard.ts`), and if it does not, the request is resolved again and re-run, so the
- * answer is always the one the full resolution would give.
+ * Runs before every `/api/*` handler (and the signed-in `/auth/*` routes): selects the database
+ * and resolves the credential — an API key, or a session token from the Authorization header or,
+ * for browsers, the session cookie (then anything but a read needs the CSRF token). The full
+ * resolution is one statement (install flag, registry and security versions, credential →
+ * principal) plus the principal's access profile (two); mid-install → 503 with `Retry-After: 5`,
+ * no valid credential → 401. Handlers run as the principal, restricted by its profile (`access/`).
+ *
+ * A route that does all its work through `readOnlyWork`/`unitOfWork` (declared with
+ * `IN_UNIT_OF_WORK`) may instead start from what this worker remembers of the credential: the
+ * database then confirms it within the request's first statement (`auth/request-guard.ts`), and
+ * if it does not, the request is resolved again and re-run, so the answer is always the one the
+ * full resolution would give.
  */
 import type { FastifyRequest } from 'fastify';
 import { loadAccessProfile, narrowToScopes, type AccessProfile } from '../access/access-profile.js';
-import { AccessError, AuthenticationError, DatabaseBusy } from '../errors.js';
-import { CSRF_HEADER, csrfTokenMatches } from '../auth/csrf.js';
-import { SESSION_COOKIE } from './session-cookies.js';
 import { resolveApiKey, API_KEY_PREFIX, hashApiKey } from '../auth/api-keys.js';
+import { CSRF_HEADER, csrfTokenMatches } from '../auth/csrf.js';
 import { CredentialCache } from '../auth/credential-cache.js';
 import { apiKeyGuard, sessionGuard, StaleCredential, type Principal, type RequestGuard } from '../auth/request-guard.js';
 import { hashToken, resolveSession, verifyAccessToken } from '../auth/sessions.js';
 import type { TenantDatabase } from '../db/engine.js';
+import { AccessError, AuthenticationError, DatabaseBusy } from '../errors.js';
 import { makeEnv, runInEnv, transaction, type TransactionOptions } from '../orm/env.js';
 import { settleGuard } from '../orm/execute-sql.js';
 import type { Registry } from '../orm/registry.js';
 import type { Platform } from '../platform/platform.js';
 import type { DatabaseSelector } from './database-selection.js';
+import { SESSION_COOKIE } from './session-cookies.js';
 
 export interface RequestContext {
   dbName: string;
