@@ -10,6 +10,7 @@ import type { TenantDatabase } from '../db/engine.js';
 import { syncSchema } from '../db/schema-sync.js';
 import { installSecurityTriggers } from '../access/security-version.js';
 import { ensureAltchaStore } from '../auth/altcha.js';
+import { activeLanguages, loadTranslations, SOURCE_LANGUAGE } from '../i18n/translations.js';
 import { installRequestGuard } from '../auth/request-guard.js';
 import { bumpRegistryVersion, ensurePlatformState, INSTALL_LOCK, installedModules, setInstalling } from '../db/platform-state.js';
 import { currentEnv, makeEnv, runInEnv } from '../orm/env.js';
@@ -65,6 +66,8 @@ export async function installModules(db: TenantDatabase, catalog: ModuleCatalog,
           await loadModuleData(catalog.get(id));
           await recordModule(catalog, id, fresh.includes(id));
         }
+        // Languages already on get the translations of what was just installed or upgraded.
+        for (const code of await activeLanguages()) if (code !== SOURCE_LANGUAGE) await loadTranslations(code);
       });
       await bumpRegistryVersion(trx);
       return { registry, installed: fresh, updated: reload.filter((id) => !fresh.includes(id)), warnings };

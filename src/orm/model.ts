@@ -36,6 +36,16 @@ export interface UniqueWhen {
   readonly message?: string;
 }
 
+/**
+ * A change about to be made to records of a model, as `Model._check_change` sees it: a create
+ * (the values of each new record, as given), a write (the records and the values given, the same
+ * for all), or a delete.
+ */
+export type ModelChange =
+  | { readonly op: 'create'; readonly vals: readonly Record<string, unknown>[] }
+  | { readonly op: 'write'; readonly ids: readonly number[]; readonly vals: Readonly<Record<string, unknown>> }
+  | { readonly op: 'delete'; readonly ids: readonly number[] };
+
 export class Model {
   /** Model name (defaults to the class name); used in URLs: `/api/query/<name>`. */
   static _name?: string;
@@ -60,6 +70,16 @@ export class Model {
   /** Fields `name_search` matches (defaults to the `_rec_name`). */
   static _name_search_fields?: string[];
   static fields: Record<string, Field> = {};
+  /**
+   * A veto over changes, for rules no declaration expresses (`en` cannot be modified). When a
+   * model defines it, every create, write and delete of its records — record and queryset
+   * methods, the API, data files — calls it on the composed class, in the caller's environment,
+   * after the caller's rights are checked and before anything is written; throwing (a
+   * `UserError`, a `ValidationError`) refuses the whole change, and the unit of work rolls back.
+   * It sees the values as given (before defaults and conversion). The UPDATEs that recompute
+   * stored computed fields are not changes made by anyone and do not call it.
+   */
+  static _check_change?(change: ModelChange): void | Promise<void>;
   /** Set on the composed class of each database by the registry. */
   static _meta?: ModelMeta;
 

@@ -15,3 +15,5 @@ export * from './auth_session.js';
 export * from './uom.js';
 export * from './currency.js';
 export * from './attachment.js';
+export * from './country.js';
+export * from './language.js';

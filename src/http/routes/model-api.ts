@@ -17,6 +17,7 @@ import { deleteRecords } from '../../orm/write/delete-records.js';
 import { writeRecords } from '../../orm/write/write-records.js';
 import { publicValues } from '../../orm/write/write-values.js';
 import { IN_UNIT_OF_WORK, readOnlyWork, unitOfWork } from '../request-context.js';
+import { callerLanguage, translateRegistry } from '../../i18n/translations.js';
 import { RequestBody, recordId } from './request-body.js';
 
 /** Default page size of a query, and the largest a client may ask for. */
@@ -139,7 +140,8 @@ export function registerModelApi(app: FastifyInstance): void {
       if (!holds.has(condition)) holds.set(condition, await settingHolds(condition));
       entry.visible_setting_holds = holds.get(condition)!;
     }
-    return out;
+    // Labels in the caller's language (`Accept-Language`, when that language is active).
+    return translateRegistry(meta.name, out, await callerLanguage({ acceptLanguage: req.headers['accept-language'] }));
   }));
 }
 

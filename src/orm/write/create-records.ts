@@ -24,6 +24,7 @@ export async function createRecords(meta: ModelMeta, valsList: readonly Record<s
   if (!valsList.length) return [];
   const env = currentEnv();
   assertRight(meta, 'create');
+  await meta.cls._check_change?.({ op: 'create', vals: valsList });
   // File fields: uploads become attachments first (file-values.ts).
   const files = await prepareFileCreate(meta, valsList);
   if (files) valsList = files.valsList;

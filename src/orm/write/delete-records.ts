@@ -14,6 +14,7 @@ import { prepareFileDelete } from './file-values.js';
 export async function deleteRecords(meta: ModelMeta, ids: readonly number[]): Promise<void> {
   if (!ids.length) return;
   await assertRecordsAllowed(meta, 'delete', ids);
+  await meta.cls._check_change?.({ op: 'delete', ids });
   // Attachments release their bytes; File-field owners take their attachments with them.
   const files = await prepareFileDelete(meta, ids);
   const pending = newPending();

@@ -19,6 +19,8 @@ import { prepareFileWrite } from './file-values.js';
 export async function writeRecords(meta: ModelMeta, ids: readonly number[], vals: Record<string, unknown>): Promise<void> {
   if (!ids.length) return;
   const env = currentEnv();
+  // The model's veto (`Model._check_change`) sees the values as given, before uploads become ids.
+  const given = vals;
   // File fields: uploads become attachments, and replaced ones are deleted after the UPDATE.
   const files = await prepareFileWrite(meta, ids, vals);
   if (files) vals = files.vals;
@@ -26,6 +28,7 @@ export async function writeRecords(meta: ModelMeta, ids: readonly number[], vals
   checkRequired(meta, sorted.columns, 'update');
   assertCompanyValue(meta, sorted.columns);
   await assertRecordsAllowed(meta, 'write', ids);
+  await meta.cls._check_change?.({ op: 'write', ids, vals: given });
   const changed = [...sorted.columns.keys()].map((f) => f.name);
   const pending = newPending();
   // A changed link may leave dependents behind (a line moved to another order): collect them first.

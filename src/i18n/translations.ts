@@ -1,0 +1,216 @@
+/**
+ * Translations: loading the installed modules' `i18n/<code>.yaml` files into `Translation` rows
+ * when a language is activated, choosing the caller's language, and looking labels up.
+ *
+ * ## Which language a caller gets
+ *
+ * The first of these that names an active language (exactly, else by its base language: `fr-CA`
+ * falls back to an active `fr`) wins; otherwise `en`, the source language:
+ *
+ * 1. an explicit `lang` (the `inputs.lang` of `/api/execute/Language/get_registry`),
+ * 2. the request context's `lang` (`request_body.context.lang`, as in Odoo),
+ * 3. the `Accept-Language` header, by quality (`parseAcceptLanguage`), where a route passes it,
+ * 4. the acting user's `lang` field, when the `User` model has one,
+ * 5. `en`.
+ *
+ * Lookups read translations as the platform: labels, menu names and view names are not secrets of
+ * anyone, and the caller's rights still decide which menus and models it sees. Translations of an
+ * inactive language are kept (reactivating it is a no-op apart from reloading the files) but never
+ * served.
+ */
+import { readdir } from 'node:fs/promises';
+import { UserError } from '../errors.js';
+import { moduleRoots, readSettings } from '../config/settings.js';
+import { ModuleCatalog, type ModuleDescriptor } from '../modules/module-catalog.js';
+import { currentEnv, withEnv } from '../orm/env.js';
+import type { RegistryEntry } from '../orm/fields/field.js';
+import { QuerySet } from '../orm/queryset.js';
+import { createRecords } from '../orm/write/create-records.js';
+import { writeRecords } from '../orm/write/write-records.js';
+import { readTranslationFiles } from './translation-files.js';
+
+export const SOURCE_LANGUAGE = 'en';
+const TRANSLATION = 'Translation';
+const LANGUAGE = 'Language';
+
+/**
+ * Loads `code`'s translation files of every module installed in the current database (in
+ * dependency order: a later module's entry for the same key wins) into `Translation` rows:
+ * new keys are created, changed texts updated, nothing duplicated, so it may run any number of
+ * times. Runs as the platform. Returns how many entries the files hold.
+ */
+export async function loadTranslations(code: string): Promise<number> {
+  return withEnv({ su: true }, async () => {
+    const { registry } = currentEnv();
+    if (!registry.has(TRANSLATION)) return 0;
+    const dirs = await moduleDirectories();
+    const wanted = new Map<string, { value: string; module: string }>();
+    for (const moduleId of registry.modules) {
+      const dir = dirs.get(moduleId)?.dir;
+      if (!dir) continue;
+      for (const { key, value } of await readTranslationFiles(moduleId, dir, code)) wanted.set(key, { value, module: moduleId });
+    }
+    if (!wanted.size) return 0;
+    const meta = registry.meta(TRANSLATION);
+    const existing = new Map<string, { id: number; value: unknown; module: unknown }>();
+    for (const row of await new QuerySet(meta).filter({ lang: code }).read(['key', 'value', 'module'])) {
+      existing.set(row.key as string, { id: row.id as number, value: row.value, module: row.module });
+    }
+    const fresh: Record<string, unknown>[] = [];
+    for (const [key, { value, module }] of wanted) {
+      const row = existing.get(key);
+      if (!row) fresh.push({ lang: code, key, value, module });
+      else if (row.value !== value || row.module !== module) await writeRecords(meta, [row.id], { value, module });
+    }
+    if (fresh.length) await createRecords(meta, fresh);
+    return wanted.size;
+  });
+}
+
+let catalogs: { roots: string; catalog: Promise<ModuleCatalog> } | undefined;
+
+/**
+ * Module directories by identifier: the built-in modules and `FF_ADDONS_PATH` (the roots the
+ * server's catalog scans). Model code has no handle on the platform's own catalog.
+ */
+async function moduleDirectories(): Promise<ReadonlyMap<string, ModuleDescriptor>> {
+  const roots = moduleRoots(readSettings());
+  const key = roots.join('\0');
+  if (catalogs?.roots !== key) {
+    const catalog = ModuleCatalog.scan(await existing(roots));
+    catalogs = { roots: key, catalog };
+    catalog.catch(() => { catalogs = undefined; });
+  }
+  return (await catalogs.catalog).modules;
+}
+
+async function existing(roots: readonly string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const root of roots) {
+    try {
+      await readdir(root);
+      out.push(root);
+    } catch {
+      // An add-on path that does not exist has no translations.
+    }
+  }
+  return out;
+}
+
+/** The codes of the active languages. */
+export async function activeLanguages(): Promise<string[]> {
+  const { registry } = currentEnv();
+  if (!registry.has(LANGUAGE)) return [SOURCE_LANGUAGE];
+  return withEnv({ su: true }, async () =>
+    (await new QuerySet(registry.meta(LANGUAGE)).filter({ active: true }).read(['code'])).map((r) => r.code as string));
+}
+
+/**
+ * The active language a caller asking for `candidates` (best first) gets: the first one active
+ * exactly (case-insensitive) or by its base language; `en` when none is.
+ */
+export async function resolveLanguage(candidates: readonly (string | null | undefined)[]): Promise<string> {
+  const wanted = candidates.filter((c): c is string => typeof c === 'string' && c.trim() !== '');
+  if (!wanted.length) return SOURCE_LANGUAGE;
+  const active = await activeLanguages();
+  const byLower = new Map(active.map((c) => [c.toLowerCase(), c]));
+  for (const candidate of wanted) {
+    const lower = candidate.trim().replace(/_/g, '-').toLowerCase();
+    const found = byLower.get(lower) ?? byLower.get(lower.split('-')[0]!);
+    if (found) return found;
+  }
+  return SOURCE_LANGUAGE;
+}
+
+/** `fr-CH, fr;q=0.9, en;q=0.8, *;q=0.5` → `['fr-CH', 'fr', 'en']` (by quality, `*` and q=0 left out). */
+export function parseAcceptLanguage(header: string | undefined | null): string[] {
+  if (!header) return [];
+  return header.split(',').slice(0, 32).map((part, index) => {
+    const [tag = '', ...params] = part.trim().split(';');
+    const q = params.map((p) => /^\s*q=([0-9.]+)\s*$/.exec(p)?.[1]).find((v) => v !== undefined);
+    return { tag: tag.trim(), q: q === undefined ? 1 : Number(q), index };
+  }).filter((e) => e.tag && e.tag !== '*' && e.q > 0 && /^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$/.test(e.tag))
+    .sort((a, b) => b.q - a.q || a.index - b.index)
+    .map((e) => e.tag);
+}
+
+/**
+ * The caller's language (see the module comment): `lang`, the context's `lang` (the one given,
+ * else the environment's), the `Accept-Language` header given, the user's `lang` field, `en`.
+ */
+export async function callerLanguage(options: { lang?: unknown; context?: Readonly<Record<string, unknown>>; acceptLanguage?: string | null } = {}): Promise<string> {
+  const env = currentEnv();
+  const context = options.context ?? env.context;
+  const candidates: (string | null | undefined)[] = [
+    typeof options.lang === 'string' ? options.lang : null,
+    typeof context.lang === 'string' ? context.lang : null,
+    ...parseAcceptLanguage(options.acceptLanguage),
+  ];
+  if (env.uid !== null && env.registry.has('User') && env.registry.meta('User').fields.get('lang')?.column) {
+    const [user] = await withEnv({ su: true }, () => new QuerySet(env.registry.meta('User')).with_archived().filter({ id: env.uid }).read(['lang']));
+    candidates.push(typeof user?.lang === 'string' ? user.lang : null);
+  }
+  return resolveLanguage(candidates);
+}
+
+/** The translations of `lang` whose keys start with one of `prefixes`, by key (empty for `en`). */
+export async function translationsOf(lang: string, prefixes: readonly string[]): Promise<Map<string, string>> {
+  const { registry } = currentEnv();
+  const out = new Map<string, string>();
+  if (lang === SOURCE_LANGUAGE || !registry.has(TRANSLATION) || !prefixes.length) return out;
+  const filter = prefixes.map((p) => `Q(key__startswith=${JSON.stringify(p)})`).join(' | ');
+  const rows = await withEnv({ su: true }, () => new QuerySet(registry.meta(TRANSLATION)).filter({ lang }).filter(filter).read(['key', 'value']));
+  for (const row of rows) out.set(row.key as string, row.value as string);
+  return out;
+}
+
+/** `model`'s verbose name in `lang`. */
+export async function modelLabel(model: string, lang: string): Promise<string> {
+  const meta = currentEnv().registry.meta(model);
+  return (await translationsOf(lang, [`model:${model}`])).get(`model:${model}`) ?? meta.verboseName;
+}
+
+/**
+ * `get_registry` entries of `model` with field labels and Selection choice labels in `lang`
+ * (copies; what has no translation stays as declared).
+ */
+export async function translateRegistry(model: string, entries: Record<string, RegistryEntry>, lang: string): Promise<Record<string, RegistryEntry>> {
+  const found = await translationsOf(lang, [`field:${model}.`, `selection:${model}.`]);
+  if (!found.size) return entries;
+  const out: Record<string, RegistryEntry> = {};
+  for (const [name, entry] of Object.entries(entries)) {
+    const copy: RegistryEntry = { ...entry, label: found.get(`field:${model}.${name}`) ?? entry.label };
+    const choices = (entry as { choices?: [string, string][] }).choices;
+    if (choices) {
+      (copy as { choices?: [string, string][] }).choices = choices.map(([value, label]) =>
+        [value, found.get(`selection:${model}.${name}.${value}`) ?? label]);
+    }
+    out[name] = copy;
+  }
+  return out;
+}
+
+/** Names of records (menus, views, actions) by their qualified identifier, in `lang`. */
+export async function translateNames<T extends { identifier?: unknown; name?: unknown }>(
+  kind: 'menu' | 'view' | 'action', records: readonly T[], lang: string,
+): Promise<T[]> {
+  const found = await translationsOf(lang, [`${kind}:`]);
+  return records.map((r) => {
+    const text = typeof r.identifier === 'string' ? found.get(`${kind}:${r.identifier}`) : undefined;
+    return text === undefined ? r : { ...r, name: text };
+  });
+}
+
+/** Refuses `code` unless it is a BCP 47 language tag of at most 10 characters (ARCHITECTURE §9). */
+export function assertLanguageCode(code: unknown): void {
+  let canonical: string[] = [];
+  try {
+    canonical = typeof code === 'string' ? Intl.getCanonicalLocales(code) : [];
+  } catch {
+    // Not a language tag.
+  }
+  if (typeof code !== 'string' || code.length > 10 || canonical.length !== 1) {
+    throw new UserError(`'${String(code).slice(0, 40)}' is not a language code: a BCP 47 tag of at most 10 characters (en, fr, pt-BR)`);
+  }
+}
+
