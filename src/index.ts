@@ -11,3 +11,4 @@ export {
 } from './errors.js';
 export { checkPasswordRule } from './auth/password-rule.js';
 export { hashPassword } from './auth/passwords.js';
+export { roundToStep } from './orm/round-to-step.js';

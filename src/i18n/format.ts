@@ -31,6 +31,7 @@
  * (a left-to-right page, a right-to-left page, a CSV cell); `direction` is on the row for the
  * layout itself. `stripIsolate()` removes the marks where the caller lays out text itself.
  */
+import { roundToStep } from '../orm/round-to-step.js';
 
 /** What the formatting helpers need of a `Language` row. */
 export interface LanguageFormat {
@@ -153,7 +154,7 @@ export function formatNumber(value: number, lang: LanguageFormat, options: { dig
  */
 export function formatMonetary(amount: number, currency: CurrencyFormat, lang: LanguageFormat): string {
   const digits = currency.rounding && currency.rounding > 0 ? Math.max(0, Math.ceil(-Math.log10(currency.rounding) - 1e-9)) : 2;
-  const rounded = currency.rounding ? roundTo(amount, currency.rounding) : amount;
+  const rounded = currency.rounding ? roundToStep(amount, currency.rounding) : amount;
   const number = numberText(Math.abs(rounded), lang, digits);
   const symbol = currency.symbol || currency.name;
   const minus = rounded < 0 ? minusSign(lang.code) : '';
@@ -187,13 +188,6 @@ function minusSign(code: string): string {
   const parts = new Intl.NumberFormat(code).formatToParts(-1);
   const integer = parts.findIndex((p) => p.type === 'integer');
   return parts.slice(0, integer).map((p) => p.value).join('') || '-';
-}
-
-/** Half away from zero, ignoring binary noise (as `Currency.round`). */
-function roundTo(amount: number, step: number): number {
-  const steps = Number((amount / step).toPrecision(15));
-  const digits = Math.max(0, Math.ceil(-Math.log10(step) - 1e-9));
-  return Number((Math.sign(steps) * Math.round(Math.abs(steps)) * step).toFixed(Math.min(digits, 20)));
 }
 
 interface DateFields {

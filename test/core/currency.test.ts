@@ -247,7 +247,26 @@ describe('Monetary', () => {
     expect(answer.aggregates.amount).toBe(0.3);
     const [row] = await t.run(() => rows<{ total: string; type: string }>(
       sql`SELECT sum(amount)::text AS total, pg_typeof(sum(amount))::text AS type FROM money_probe WHERE name = 'drift'`));
-    expect(row).toEqual({ total: '0.3', type: 'numeric' });
+    expect(row).toEqual({ total: '0.30', type: 'numeric' }); // stored rounded to the cent
+  });
+
+  it('is stored rounded to its currency: on create, on an update of the amount, and with a new currency', async () => {
+    const stored = async (id: number) => (await ok('POST', `/api/fetch/MoneyProbe/${id}`, { fields: ['amount'] })).amount;
+    const usd = await ok('POST', '/api/create/MoneyProbe', { name: 'round usd', currency: ids.USD, amount: 10.005 });
+    expect(await stored(usd.id)).toBe(10.01);
+    const yen = await ok('POST', '/api/create/MoneyProbe', { name: 'round yen', currency: ids.JPY, amount: 1234.5 });
+    expect(await stored(yen.id)).toBe(1235);
+    // An update of the amount alone rounds with the record's currency; with a new one, with that.
+    await ok('PUT', `/api/update/MoneyProbe/${yen.id}`, { amount: 99.4 });
+    expect(await stored(yen.id)).toBe(99);
+    await ok('PUT', `/api/update/MoneyProbe/${yen.id}`, { amount: 99.4, currency: ids.USD });
+    expect(await stored(yen.id)).toBe(99.4);
+    // Half away from zero, exactly (NUMERIC), negatives included.
+    const negative = await ok('POST', '/api/create/MoneyProbe', { name: 'round neg', currency: ids.USD, amount: -2.675 });
+    expect(await stored(negative.id)).toBe(-2.68);
+    // Without a currency the amount is kept as written.
+    const bare = await ok('POST', '/api/create/MoneyProbe', { name: 'round none', amount: 1.23456 });
+    expect(await stored(bare.id)).toBe(1.23456);
   });
 
   it('names its currency field in the registry; the client reads symbol and rounding from it', async () => {

@@ -1,4 +1,4 @@
-import { Model, UserError, ValidationError, fields } from 'fieldforge';
+import { Model, UserError, ValidationError, fields, roundToStep } from 'fieldforge';
 import { Company } from './company.js';
 
 /** Today as `YYYY-MM-DD` in UTC: the same day the filter variable `today` means. */
@@ -42,13 +42,7 @@ export class Currency extends Model {
 
   /** `amount` rounded half away from zero to this currency's `rounding` (unchanged when unset). Pure. */
   round(amount: number): number {
-    const step = this.rounding;
-    if (!step) return amount;
-    // 2.675 / 0.01 is 267.49999999999997 in binary: trim to 15 significant digits before rounding.
-    const steps = Number((amount / step).toPrecision(15));
-    const rounded = Math.sign(steps) * Math.round(Math.abs(steps)) * step;
-    const digits = Math.max(0, Math.ceil(-Math.log10(step) - 1e-9));
-    return Number(rounded.toFixed(Math.min(digits, 20)));
+    return roundToStep(amount, this.rounding);
   }
 }
 

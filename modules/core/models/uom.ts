@@ -26,7 +26,7 @@
  * - `convert_to_base` rounds with this unit's rounding — the only one known without I/O (rule 7);
  *   `convert(qty, base)` rounds with the base unit's.
  */
-import { Model, fields, UserError } from 'fieldforge';
+import { Model, fields, roundToStep, UserError } from 'fieldforge';
 
 export class UoMCategory extends Model {
   static override _table = 'uom_category'; // not the automatic 'uo_m_category'
@@ -110,19 +110,5 @@ export class UoM extends Model {
 
 /** Half-up (away from zero) rounding to a multiple of `rounding`; see the module comment. */
 export function roundHalfUp(qty: number, rounding: number | null | undefined): number {
-  if (!rounding || !Number.isFinite(qty)) return qty;
-  const step = Math.abs(rounding);
-  const steps = Number((Math.abs(qty) / step).toPrecision(15));
-  const rounded = Math.sign(qty) * Math.floor(steps + 0.5) * step;
-  const result = Number(rounded.toFixed(decimalsOf(step)));
-  return result === 0 ? 0 : result; // never -0
-}
-
-/** Decimal places of a rounding step (0.001 → 3, 0.25 → 2, 5 → 0), at most 15. */
-function decimalsOf(step: number): number {
-  for (let d = 0; d < 15; d++) {
-    const scaled = step * 10 ** d;
-    if (Math.abs(scaled - Math.round(scaled)) < 1e-9 * scaled) return d;
-  }
-  return 15;
+  return roundToStep(qty, rounding);
 }

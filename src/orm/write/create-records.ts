@@ -16,6 +16,7 @@ import { linkManyToMany, writeOneToMany } from './write-relations.js';
 import { collectDependents, flushRecompute, newPending, triggeredFieldNames } from './recompute.js';
 import { precompute, precomputableFields } from './precompute.js';
 import { selectList, type Row } from '../query/select-rows.js';
+import { columnValue } from './monetary-rounding.js';
 import { assertCompanyValue, assertRight } from '../../access/record-access.js';
 import { assertRecordsAllowed } from '../../access/record-checks.js';
 import { prepareFileCreate } from './file-values.js';
@@ -55,7 +56,7 @@ export async function createRecords(meta: ModelMeta, valsList: readonly Record<s
 
   const columns: Field[] = [];
   for (const s of sortedList) for (const f of s.columns.keys()) if (!columns.includes(f)) columns.push(f);
-  const rowsSql = sortedList.map((s) => sql`(${sql.join(columns.map((f) => (s.columns.has(f) ? s.columns.get(f) : null)))})`);
+  const rowsSql = sortedList.map((s) => sql`(${sql.join(columns.map((f) => (s.columns.has(f) ? columnValue(meta, f, s.columns.get(f), s.columns, false) : null)))})`);
   const returning = selectList(meta.table, RecordBatch.storedFields(meta));
   const inserted = await runGuarded<Row>((guard) => sql`INSERT INTO ${sql.table(meta.table)}
     (${sql.join(columns.map((f) => sql.id(f.column!)))}) VALUES ${sql.join(rowsSql)}

@@ -13,6 +13,7 @@ import { checkRequired, sortValues } from './write-values.js';
 import { linkManyToMany, writeOneToMany } from './write-relations.js';
 import { changesLinks, collectDependents, flushRecompute, newPending } from './recompute.js';
 import { assertCompanyValue } from '../../access/record-access.js';
+import { columnValue } from './monetary-rounding.js';
 import { assertRecordsAllowed } from '../../access/record-checks.js';
 import { prepareFileWrite } from './file-values.js';
 
@@ -36,7 +37,7 @@ export async function writeRecords(meta: ModelMeta, ids: readonly number[], vals
 
   sorted.columns.set(meta.fields.get('updated_date')!, new Date().toISOString());
   sorted.columns.set(meta.fields.get('updated_by')!, env.uid);
-  const sets = [...sorted.columns].map(([f, v]) => sql`${sql.id(f.column!)} = ${v}`);
+  const sets = [...sorted.columns].map(([f, v]) => sql`${sql.id(f.column!)} = ${columnValue(meta, f, v, sorted.columns, true)}`);
   const updated = await runGuarded<{ id: number }>((guard) => sql`UPDATE ${sql.table(meta.table)} SET ${sql.join(sets)}
     WHERE id = ANY(${[...ids]}) RETURNING id${guard ? sql`, ${guard}` : sql``}`);
   if (updated.length !== new Set(ids).size) {

@@ -1,0 +1,33 @@
+/**
+ * A Monetary amount is stored rounded to its currency (ARCHITECTURE §9: read back as a number
+ * rounded to its currency), like Odoo's monetary fields: the value written becomes, in the same
+ * statement, `round(value / rounding) * rounding` of the currency named by the field's
+ * `currency_field` — the one written with it, or the record's own on an update. NUMERIC
+ * arithmetic, half away from zero; no currency (or no rounding) leaves the amount as written.
+ */
+import { sql, type RawBuilder } from 'kysely';
+import type { Field } from '../fields/field.js';
+import { ManyToOneField } from '../fields/relational-fields.js';
+import type { ModelMeta } from '../model-meta.js';
+
+/** The currency ManyToOne of a Monetary field, when its target carries a `rounding`. */
+function currencyOf(meta: ModelMeta, field: Field): ManyToOneField | null {
+  const name = (field.options as { currency_field?: string }).currency_field;
+  if (field.type !== 'Monetary' || !name) return null;
+  const link = meta.fields.get(name);
+  return link instanceof ManyToOneField && link.target.fields.get('rounding')?.column ? link : null;
+}
+
+/**
+ * The SQL value to write for `field` in a row whose other written values are `row`: the value
+ * itself, or for a Monetary field the value rounded to the currency (`onUpdate`: the row's own
+ * currency column when the write does not set it).
+ */
+export function columnValue(meta: ModelMeta, field: Field, value: unknown, row: ReadonlyMap<Field, unknown>, onUpdate: boolean): unknown {
+  const link = value === null || value === undefined ? null : currencyOf(meta, field);
+  if (!link) return value;
+  const currency: RawBuilder<unknown> | null = row.has(link) ? sql`${row.get(link)}::int` : onUpdate ? sql.id(link.column!) : null;
+  if (!currency) return value;
+  return sql`COALESCE((SELECT round(${value}::numeric / c.rounding::numeric) * c.rounding::numeric
+    FROM ${sql.table(link.target.table)} c WHERE c.id = ${currency} AND c.rounding > 0), ${value}::numeric)`;
+}
