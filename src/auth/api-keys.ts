@@ -285,15 +285,28 @@ export async function resolveApiKey(db: Kysely<any>, keyHash: string | null): Pr
     LEFT JOIN service_account a ON a.id = k.service_account_id AND a.active IS TRUE
     WHERE s.id = 1`.execute(db);
   const row = rows[0];
+  const principal = row && row.user_id !== null && row.account_id !== null
+    ? { uid: row.user_id, companyId: row.company_id, serviceAccountId: row.account_id }
+    : null;
+  return { ...requestState(row, principal), scopes: parseScopes(row?.scopes) };
+}
+
+/** The columns every full credential look-up reads from `ff_state`. */
+export interface StateRow {
+  installing: boolean;
+  registry_version: number;
+  security_version: number;
+  guard: boolean;
+}
+
+/** The request state of a full look-up's row (none: a database without `ff_state`'s row). */
+export function requestState(row: StateRow | undefined, principal: Principal | null): RequestState {
   if (!row) return { installing: false, registryVersion: 0, securityVersion: 0, principal: null, guardAvailable: false };
   return {
     installing: row.installing,
     registryVersion: row.registry_version,
     securityVersion: row.security_version,
-    principal: row.user_id !== null && row.account_id !== null
-      ? { uid: row.user_id, companyId: row.company_id, serviceAccountId: row.account_id }
-      : null,
-    scopes: parseScopes(row.scopes),
+    principal,
     guardAvailable: row.guard,
   };
 }

@@ -16,7 +16,7 @@ import { currentEnv } from '../orm/env.js';
 import { QuerySet } from '../orm/queryset.js';
 import { createRecords } from '../orm/write/create-records.js';
 import { writeRecords } from '../orm/write/write-records.js';
-import type { RequestState } from './api-keys.js';
+import { requestState, type RequestState } from './api-keys.js';
 import { guardsInstalled } from './request-guard.js';
 
 export const REFRESH_TOKEN_PREFIX = 'ffr_';
@@ -145,12 +145,5 @@ export async function resolveSession(db: Kysely<any>, sessionId: number, uid: nu
     LEFT JOIN "user" u ON u.id = a.user_id AND u.active IS TRUE
     WHERE s.id = 1`.execute(db);
   const row = rows[0];
-  if (!row) return { installing: false, registryVersion: 0, securityVersion: 0, principal: null, guardAvailable: false };
-  return {
-    installing: row.installing,
-    registryVersion: row.registry_version,
-    securityVersion: row.security_version,
-    principal: row.user_id !== null ? { uid: row.user_id, companyId: row.company_id, serviceAccountId: null, sessionId } : null,
-    guardAvailable: row.guard,
-  };
+  return requestState(row, row && row.user_id !== null ? { uid: row.user_id, companyId: row.company_id, serviceAccountId: null, sessionId } : null);
 }
