@@ -5,7 +5,7 @@
  * `visible_setting` gate in the registry, and `db create --currency`.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
@@ -17,7 +17,7 @@ import { Settings } from '../../modules/core/models/settings.js';
 import { BadRequest, UserError } from '../../src/errors.js';
 import { currentEnv } from '../../src/orm/env.js';
 import { createDatabase } from '../../src/platform/database-lifecycle.js';
-import { adminAccessYaml } from '../support/admin-access.js';
+import { adminAccessYaml, writeProbeModule } from '../support/probe-module.js';
 import { rows, type Rec } from '../support/orm.js';
 import { testDatabase, type TestDatabase } from '../support/test-database.js';
 
@@ -43,11 +43,7 @@ const ids = {} as Record<'company' | 'settings' | 'USD' | 'EUR' | 'JPY' | 'GBP' 
 
 beforeAll(async () => {
   probeRoot = await mkdtemp(join(tmpdir(), 'ff-money-probe-'));
-  await mkdir(join(probeRoot, 'money_probe', 'models'), { recursive: true });
-  await writeFile(join(probeRoot, 'money_probe', 'manifest.yaml'), 'name: Money probe\nidentifier: money_probe\ndependencies: [core]\n');
-  await writeFile(join(probeRoot, 'money_probe', 'models', 'index.ts'), PROBE_MODEL);
-  await mkdir(join(probeRoot, 'money_probe', 'security'));
-  await writeFile(join(probeRoot, 'money_probe', 'security', 'access.yaml'), adminAccessYaml(['MoneyProbe']));
+  await writeProbeModule(probeRoot, 'money_probe', { 'models/index.ts': PROBE_MODEL, 'security/access.yaml': adminAccessYaml(['MoneyProbe']) });
   t = await testDatabase('core', [probeRoot]);
   await t.platform.install(t.name, { init: ['money_probe'] });
   await t.run(async () => {

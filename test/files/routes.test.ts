@@ -4,7 +4,7 @@
  * and its owning record; served with type, disposition, caching, ETag and Range from disk, or as a
  * redirect to a presigned URL of an S3-protocol server (s3rver) carrying the same choices.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,7 +17,7 @@ import { LocalFileStore } from '../../src/files/local-filestore.js';
 import { S3FileStore } from '../../src/files/s3-filestore.js';
 import { signedFileUrl } from '../../src/files/signed-url.js';
 import { createServiceAccountKey } from '../../src/auth/api-keys.js';
-import { adminAccessYaml } from '../support/admin-access.js';
+import { adminAccessYaml, writeProbeModule } from '../support/probe-module.js';
 import { testDatabase, type TestDatabase } from '../support/test-database.js';
 
 const PROBE = `
@@ -47,11 +47,7 @@ beforeAll(async () => {
   await s3store.client.send(new CreateBucketCommand({ Bucket: 'ff-routes' }));
   local = new LocalFileStore(join(tmp, 'disk'));
   const root = join(tmp, 'modules');
-  await mkdir(join(root, 'file_owner', 'models'), { recursive: true });
-  await mkdir(join(root, 'file_owner', 'security'));
-  await writeFile(join(root, 'file_owner', 'manifest.yaml'), 'name: File owner\nidentifier: file_owner\ndependencies: [core]\n');
-  await writeFile(join(root, 'file_owner', 'models', 'index.ts'), PROBE);
-  await writeFile(join(root, 'file_owner', 'security', 'access.yaml'), adminAccessYaml(['FileOwner']));
+  await writeProbeModule(root, 'file_owner', { 'models/index.ts': PROBE, 'security/access.yaml': adminAccessYaml(['FileOwner']) });
   t = await testDatabase('core', [root]);
   await t.platform.install(t.name, { init: ['file_owner'] });
   configureFiles({ store: local, uploadLimit: 1 << 20 });

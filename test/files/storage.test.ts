@@ -4,7 +4,7 @@
  * removal and the sweep (rolled-back deletes, a concurrent upload of the same bytes), clones,
  * create_from_file / remove_from_attachment, File fields, and failures that must leave nothing.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
@@ -20,7 +20,7 @@ import { S3FileStore } from '../../src/files/s3-filestore.js';
 import type { FileStore } from '../../src/files/filestore.js';
 import { recordClone, sweep } from '../../src/files/file-removal.js';
 import { decodeBase64 } from '../../src/files/base64-content.js';
-import { adminAccessYaml } from '../support/admin-access.js';
+import { adminAccessYaml, writeProbeModule } from '../support/probe-module.js';
 import { testDatabase, type TestDatabase } from '../support/test-database.js';
 import type { Rec } from '../support/orm.js';
 
@@ -53,11 +53,7 @@ beforeAll(async () => {
   stores.s3 = s3store;
 
   const root = join(tmp, 'modules');
-  await mkdir(join(root, 'file_probe', 'models'), { recursive: true });
-  await mkdir(join(root, 'file_probe', 'security'));
-  await writeFile(join(root, 'file_probe', 'manifest.yaml'), 'name: File probe\nidentifier: file_probe\ndependencies: [core]\n');
-  await writeFile(join(root, 'file_probe', 'models', 'index.ts'), PROBE);
-  await writeFile(join(root, 'file_probe', 'security', 'access.yaml'), adminAccessYaml(['FileProbe']));
+  await writeProbeModule(root, 'file_probe', { 'models/index.ts': PROBE, 'security/access.yaml': adminAccessYaml(['FileProbe']) });
   t = await testDatabase('core', [root]);
   await t.platform.install(t.name, { init: ['file_probe'] });
   configureFiles({ openDatabase: async (name) => ((await t.engine.exists(name)) ? t.platform.database(name) : null) });

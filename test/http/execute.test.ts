@@ -4,7 +4,7 @@
  * the whole request back; an unexpected error is a 500 that leaks nothing outside dev mode.
  * A small module written at start-up adds methods that write before failing.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
 import { ProjectStage } from '../../modules/project/models/project_stage.js';
 import { ProjectTask } from '../../modules/project/models/project_task.js';
-import { adminAccessYaml } from '../support/admin-access.js';
+import { adminAccessYaml, writeProbeModule } from '../support/probe-module.js';
 import { testDatabase, type TestDatabase } from '../support/test-database.js';
 
 const PROBE_MODEL = `
@@ -59,11 +59,7 @@ let reviewStage: number;
 
 beforeAll(async () => {
   probeRoot = await mkdtemp(join(tmpdir(), 'ff-exec-probe-'));
-  await mkdir(join(probeRoot, 'exec_probe', 'models'), { recursive: true });
-  await writeFile(join(probeRoot, 'exec_probe', 'manifest.yaml'), 'name: Execute probe\nidentifier: exec_probe\ndependencies: [core]\n');
-  await writeFile(join(probeRoot, 'exec_probe', 'models', 'index.ts'), PROBE_MODEL);
-  await mkdir(join(probeRoot, 'exec_probe', 'security'));
-  await writeFile(join(probeRoot, 'exec_probe', 'security', 'access.yaml'), adminAccessYaml(['ExecProbe']));
+  await writeProbeModule(probeRoot, 'exec_probe', { 'models/index.ts': PROBE_MODEL, 'security/access.yaml': adminAccessYaml(['ExecProbe']) });
   t = await testDatabase('full', [probeRoot]);
   await t.platform.install(t.name, { init: ['exec_probe'] });
   prodApp = await buildApp(t.platform, { dev: false });

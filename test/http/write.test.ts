@@ -3,7 +3,7 @@
  * ManyToMany writes (ARCHITECTURE §9). A small module written at start-up adds a model with a
  * computed field that has a setter, a computed field without one, and a readonly field.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { currentEnv } from '../../src/orm/env.js';
 import { ProjectStage } from '../../modules/project/models/project_stage.js';
 import { ProjectTag } from '../../modules/project/models/project_tag.js';
-import { adminAccessYaml } from '../support/admin-access.js';
+import { adminAccessYaml, writeProbeModule } from '../support/probe-module.js';
 import { testDatabase, type TestDatabase } from '../support/test-database.js';
 
 const PROBE_MODEL = `
@@ -46,11 +46,7 @@ let stageNew: number;
 
 beforeAll(async () => {
   probeRoot = await mkdtemp(join(tmpdir(), 'ff-write-probe-'));
-  await mkdir(join(probeRoot, 'write_probe', 'models'), { recursive: true });
-  await writeFile(join(probeRoot, 'write_probe', 'manifest.yaml'), 'name: Write probe\nidentifier: write_probe\ndependencies: [core]\n');
-  await writeFile(join(probeRoot, 'write_probe', 'models', 'index.ts'), PROBE_MODEL);
-  await mkdir(join(probeRoot, 'write_probe', 'security'));
-  await writeFile(join(probeRoot, 'write_probe', 'security', 'access.yaml'), adminAccessYaml(['WriteProbe']));
+  await writeProbeModule(probeRoot, 'write_probe', { 'models/index.ts': PROBE_MODEL, 'security/access.yaml': adminAccessYaml(['WriteProbe']) });
   t = await testDatabase('full', [probeRoot]);
   await t.platform.install(t.name, { init: ['write_probe'] });
   await t.run(async () => {
