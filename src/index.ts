@@ -5,6 +5,7 @@ export { Model, type ModelClass } from './orm/model.js';
 export { fields } from './orm/fields/index.js';
 export { extendModel } from './orm/model-extension.js';
 export { QuerySet } from './orm/queryset.js';
+export { modelOf } from './orm/model-lookup.js';
 export { currentEnv, withEnv, type Env } from './orm/env.js';
 export {
   FieldForgeError, ValidationError, UserError, AccessError, NotFound, BadRequest,

@@ -167,6 +167,16 @@ export class Model {
     return this._batch.relatedCount(field, this);
   }
 
+  /**
+   * `compute()` run once per `key` for all the records loaded together with this one, its promise
+   * shared: a compute method looking something up (a currency rate by currency and date) costs one
+   * query per distinct key, not one per record. Lives as long as the batch, so only for values
+   * that cannot change while the records are being computed.
+   */
+  for_batch<T>(key: string, compute: () => Promise<T>): Promise<T> {
+    return this._batch.shared(key, compute);
+  }
+
   /** Re-reads this record's columns (after a write). */
   async reload(): Promise<void> {
     const [fresh] = await RecordBatch.load(this.modelMeta(), [this.id]);

@@ -16,8 +16,16 @@ import { relationSource, selectLinkedRows, selectRows, type Row } from './query/
 export class RecordBatch {
   readonly records: Model[] = [];
   private readonly loaded = new Map<string, Promise<Map<number, unknown>>>();
+  private readonly memo = new Map<string, Promise<unknown>>();
 
   constructor(readonly meta: ModelMeta) {}
+
+  /** `compute()` once per `key` for every record of the batch (see `Model.for_batch`). */
+  shared<T>(key: string, compute: () => Promise<T>): Promise<T> {
+    let value = this.memo.get(key) as Promise<T> | undefined;
+    if (!value) this.memo.set(key, (value = compute()));
+    return value;
+  }
 
   /** Every stored field: what a record instance carries. */
   static storedFields(meta: ModelMeta): Field[] {

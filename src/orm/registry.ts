@@ -269,6 +269,9 @@ function validateDeclarations(meta: ModelMeta): void {
     if (o.setter && typeof (meta.cls.prototype as any)[o.setter] !== 'function') {
       throw new ModuleError(`${meta.name}.${f.name}: setter method '${o.setter}' does not exist`);
     }
+    if (o.editable && (!o.calculate || o.store !== true || o.setter)) {
+      throw new ModuleError(`${meta.name}.${f.name}: 'editable' applies to a stored computed field (calculate + store: true) without a setter`);
+    }
   }
   for (const method of meta.apiMethods) {
     if (method.startsWith('_') || (typeof (meta.cls.prototype as any)[method] !== 'function' && typeof (meta.cls as any)[method] !== 'function')) {

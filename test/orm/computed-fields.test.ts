@@ -241,6 +241,60 @@ describe('setter', () => {
   });
 });
 
+describe('editable computed fields (editable: true)', () => {
+  /** A line's note and note_length as the database holds them. */
+  async function storedNote(id: number): Promise<{ note: string | null; note_length: number | null }> {
+    const [row] = await rows<{ note: string | null; note_length: number | null }>(sql`SELECT note, note_length FROM orm_order_line WHERE id = ${id}`);
+    return row!;
+  }
+
+  it('are computed on create when not given, and kept as given otherwise (with what depends on them)', async () => {
+    await t.run(async () => {
+      const order = (await Order().create({ name: 'editable' })) as Rec;
+      const [computed, given] = (await Line().create_many([
+        { order: order.id, name: 'bolt' },
+        { order: order.id, name: 'nut', note: 'hand-typed' },
+      ])) as Rec[];
+      expect(await storedNote(computed!.id)).toEqual({ note: 'About bolt', note_length: 10 });
+      expect(await storedNote(given!.id)).toEqual({ note: 'hand-typed', note_length: 10 });
+      // Lines created through the parent's OneToMany follow the same rule.
+      const nested = (await Order().create({ name: 'editable nested', lines: [{ name: 'washer' }, { name: 'pin', note: 'x' }] })) as Rec;
+      const lines = (await nested.lines) as Rec[];
+      expect(lines.map((l) => l.note).sort()).toEqual(['About washer', 'x']);
+    });
+  });
+
+  it('keep a written value, recompute when a dependency changes later, and let a write of both keep the written value', async () => {
+    await t.run(async () => {
+      const order = (await Order().create({ name: 'editable write' })) as Rec;
+      const line = (await Line().create({ order: order.id, name: 'gear' })) as Rec;
+      await line.write({ note: 'custom note' });
+      expect(await storedNote(line.id)).toEqual({ note: 'custom note', note_length: 11 });
+      // The dependency changes: the computed value replaces the written one (Odoo's behaviour).
+      await line.write({ name: 'cog' });
+      expect(await storedNote(line.id)).toEqual({ note: 'About cog', note_length: 9 });
+      // Dependency and value written together: the written value wins.
+      await line.write({ name: 'sprocket', note: 'mine' });
+      expect(await storedNote(line.id)).toEqual({ note: 'mine', note_length: 4 });
+    });
+  });
+
+  it('are writable through the API and described as not read-only', async () => {
+    const reg = (await t.api('GET', '/api/get_registry/OrmOrderLine')).json();
+    expect(reg.note).toMatchObject({ computed: true, store: true });
+    expect(reg.note.readonly).toBeUndefined();
+    expect(reg.note_length.readonly).toBe(true);
+    const order = await t.api('POST', '/api/create/OrmOrder', { name: 'editable api' });
+    const created = await t.api('POST', '/api/create/OrmOrderLine', { order: order.json().id, name: 'axle', note: 'from the API' });
+    expect(created.statusCode, created.body).toBe(200);
+    const res = await t.api('POST', `/api/fetch/OrmOrderLine/${created.json().id}`, { fields: ['note', 'note_length'] });
+    expect(res.json()).toMatchObject({ note: 'from the API', note_length: 12 });
+    await t.api('PUT', `/api/update/OrmOrderLine/${created.json().id}`, { note: 'changed' });
+    const after = await t.api('POST', `/api/fetch/OrmOrderLine/${created.json().id}`, { fields: ['note'] });
+    expect(after.json()).toMatchObject({ note: 'changed' });
+  });
+});
+
 describe('count_related', () => {
   it('counts a OneToMany and a ManyToMany for every record of the batch with one query each', async () => {
     const result = await t.run(async () => {

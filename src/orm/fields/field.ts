@@ -10,7 +10,10 @@ export type FieldType =
   | 'Char' | 'Text' | 'Boolean' | 'Integer' | 'Float' | 'Monetary' | 'Date' | 'Datetime'
   | 'Selection' | 'ManyToOne' | 'OneToMany' | 'ManyToMany' | 'File' | 'Binary' | 'Json';
 
-/** A default is a value or a function of nothing (called once per created record). */
+/**
+ * A default is a value or a function of nothing, called once per created record in the creating
+ * caller's environment; it may be async (a lookup such as the first stage).
+ */
 export type DefaultValue = unknown | (() => unknown);
 
 /** Declaration parameters shared by every field type (spec §2.1.4 plus `depends`, `readonly`). */
@@ -30,6 +33,13 @@ export interface FieldOptions {
   depends?: string[];
   /** Name of an instance method receiving a written value; keeps a computed field writable. */
   setter?: string;
+  /**
+   * A stored computed field the caller may also write (Odoo's `compute` + `readonly=False`): a
+   * value given on create or update is kept as written; otherwise, and whenever a `depends`
+   * path changes later, the field is computed (a line's unit price follows its product until
+   * someone types one).
+   */
+  editable?: boolean;
   /** Q-expression gating the field's visibility on the settings (`Q(enable_multi_currency=True)`). */
   visible_setting?: string;
   /** Never readable, filterable or writable through the API (password and key hashes). */
@@ -92,10 +102,14 @@ export abstract class Field<O extends FieldOptions = FieldOptions> {
   get isRequired(): boolean {
     return this.options.required === true;
   }
+  /** A stored computed field whose written values are kept (`editable: true`). */
+  get isEditableComputed(): boolean {
+    return this.isComputed && this.options.store === true && this.options.editable === true;
+  }
   /** Writable through create/update (spec §4.4 rule 1). */
   get isSettable(): boolean {
     if (this.options.internal || this.options.readonly) return false;
-    if (this.isComputed) return this.options.setter !== undefined;
+    if (this.isComputed) return this.options.setter !== undefined || this.isEditableComputed;
     return true;
   }
   get isRelational(): boolean {
@@ -132,7 +146,7 @@ export abstract class Field<O extends FieldOptions = FieldOptions> {
     const o = this.options;
     const entry: RegistryEntry = { type: this.type, label: this.label };
     if (o.required) entry.required = true;
-    if (o.readonly || (this.isComputed && !o.setter)) entry.readonly = true;
+    if (o.readonly || (this.isComputed && !o.setter && !this.isEditableComputed)) entry.readonly = true;
     if (o.default !== undefined && typeof o.default !== 'function') entry.default = o.default;
     if (o.description) entry.description = o.description;
     if (o.index) entry.index = true;

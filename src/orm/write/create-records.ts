@@ -13,7 +13,7 @@ import { runGuarded } from '../execute-sql.js';
 import { RecordBatch } from '../record-batch.js';
 import { checkRequired, sortValues, type SortedValues } from './write-values.js';
 import { linkManyToMany, writeOneToMany } from './write-relations.js';
-import { collectDependents, flushRecompute, newPending, triggeredFieldNames } from './recompute.js';
+import { collectDependents, flushRecompute, newPending, triggeredFieldNames, type Protected } from './recompute.js';
 import { precompute, precomputableFields } from './precompute.js';
 import { selectList, type Row } from '../query/select-rows.js';
 import { columnValue } from './monetary-rounding.js';
@@ -30,11 +30,13 @@ export async function createRecords(meta: ModelMeta, valsList: readonly Record<s
   const files = await prepareFileCreate(meta, valsList);
   if (files) valsList = files.valsList;
   const now = new Date().toISOString();
-  const sortedList: SortedValues[] = valsList.map((vals) => {
+  const sortedList: SortedValues[] = [];
+  for (const vals of valsList) {
     const sorted = sortValues(meta, vals, 'create');
     for (const f of meta.fields.values()) {
       if (f.column && !f.isComputed && !sorted.columns.has(f) && f.options.default !== undefined) {
-        sorted.columns.set(f, f.toColumn(f.defaultValue()));
+        // A default function may be async (a lookup: the first stage, the company's currency).
+        sorted.columns.set(f, f.toColumn(await f.defaultValue()));
       }
     }
     checkRequired(meta, sorted.columns, 'create');
@@ -44,8 +46,8 @@ export async function createRecords(meta: ModelMeta, valsList: readonly Record<s
     audit('created_by', env.uid);
     audit('updated_date', now);
     audit('updated_by', env.uid);
-    return sorted;
-  });
+    sortedList.push(sorted);
+  }
 
   // The new records' own computed fields, where they need nothing the INSERT creates.
   const setterRuns = sortedList.some((s) => s.setters.length);
@@ -75,10 +77,16 @@ export async function createRecords(meta: ModelMeta, valsList: readonly Record<s
       for (const [field, value] of sortedList[i]!.setters) await (records[i] as any)[field.options.setter!](value);
     }
   }
-  // The computed fields left for after the INSERT, and whatever depends on the new records.
+  // The computed fields left for after the INSERT, and whatever depends on the new records;
+  // values given to editable computed fields stay as given.
   const pending = newPending();
   const upToDate = new Set(precomputed);
+  const protect: Protected = new Map();
   for (const f of meta.fields.values()) {
+    if (f.isEditableComputed) {
+      const given = ids.filter((_, i) => sortedList[i]!.columns.has(f));
+      if (given.length) protect.set(f, new Set(given));
+    }
     if (f.isComputed && f.isStored && !upToDate.has(f)) {
       const byField = pending.get(meta) ?? new Map();
       byField.set(f, new Set(ids));
@@ -86,7 +94,7 @@ export async function createRecords(meta: ModelMeta, valsList: readonly Record<s
     }
   }
   await collectDependents(meta, ids, triggeredFieldNames(meta), pending, { rows: inserted, upToDate });
-  const changed = await flushRecompute(pending);
+  const changed = await flushRecompute(pending, protect);
   // The inserted rows are the records as stored, unless something written since may have changed them.
   const stale = setterRuns || writtenRelations.size > 0 || ids.some((id) => changed.get(meta)?.has(id));
   return stale ? RecordBatch.load(meta, ids) : RecordBatch.fromRows(meta, inserted);

@@ -8,7 +8,10 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Field } from '../fields/field.js';
 import { ManyToOneField } from '../fields/relational-fields.js';
+import type { Model } from '../model.js';
 import type { ModelMeta } from '../model-meta.js';
+import { runSql } from '../execute-sql.js';
+import { roundToStep } from '../round-to-step.js';
 
 /** The currency ManyToOne of a Monetary field, when its target carries a `rounding`. */
 function currencyOf(meta: ModelMeta, field: Field): ManyToOneField | null {
@@ -30,4 +33,27 @@ export function columnValue(meta: ModelMeta, field: Field, value: unknown, row: 
   if (!currency) return value;
   return sql`COALESCE((SELECT round(${value}::numeric / c.rounding::numeric) * c.rounding::numeric
     FROM ${sql.table(link.target.table)} c WHERE c.id = ${currency} AND c.rounding > 0), ${value}::numeric)`;
+}
+
+/**
+ * Computed Monetary `values` of `records`, rounded to each record's currency the way a write
+ * stores them (one query for all the currencies), so a recompute compares and stores what a
+ * write of the same amount would: a subtotal of 0.1 + 0.2 is 0.3 both ways.
+ */
+export async function roundedToCurrency(meta: ModelMeta, field: Field, records: readonly Model[], values: unknown[]): Promise<unknown[]> {
+  const link = currencyOf(meta, field);
+  if (!link) return values;
+  const currencyIds = [...new Set(records.map((r) => r._values[link.name]).filter((id): id is number => typeof id === 'number'))];
+  if (!currencyIds.length) return values;
+  const rows = await runSql<{ id: number; rounding: number | string | null }>(
+    sql`SELECT id, rounding FROM ${sql.table(link.target.table)} WHERE id = ANY(${currencyIds}::int[])`,
+  );
+  const roundings = new Map(rows.map((r) => [r.id, r.rounding === null ? null : Number(r.rounding)]));
+  return values.map((value, i) => {
+    const currency = records[i]!._values[link.name];
+    const amount = typeof value === 'string' && value !== '' ? Number(value) : value;
+    if (typeof amount !== 'number' || !Number.isFinite(amount) || typeof currency !== 'number') return value;
+    const step = roundings.get(currency);
+    return step && step > 0 ? roundToStep(amount, step) : value;
+  });
 }

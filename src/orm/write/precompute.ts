@@ -70,8 +70,11 @@ export async function precompute(meta: ModelMeta, sortedList: SortedValues[], fi
   });
   for (const field of fields) {
     const method = field.options.calculate!;
-    const values = await Promise.all(records.map((r) => (r as any)[method]()));
+    // An editable computed field keeps the value the create gives it (`editable: true`).
+    const given = (i: number) => field.isEditableComputed && sortedList[i]!.columns.has(field);
+    const values = await Promise.all(records.map((r, i) => (given(i) ? undefined : (r as any)[method]())));
     records.forEach((rec, i) => {
+      if (given(i)) return;
       const value = field.toColumn(values[i] ?? null);
       rec._values[field.name] = asLoaded(field, value);
       sortedList[i]!.columns.set(field, value);

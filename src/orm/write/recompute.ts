@@ -13,6 +13,7 @@ import { runSql } from '../execute-sql.js';
 import { QuerySet } from '../queryset.js';
 import { inCondition } from '../query/filter-ast.js';
 import { RecordBatch } from '../record-batch.js';
+import { roundedToCurrency } from './monetary-rounding.js';
 import type { Row } from '../query/select-rows.js';
 
 const MAX_CASCADE = 32;
@@ -99,18 +100,37 @@ function ownersFromRows(owner: ModelMeta, prefix: readonly string[], meta: Model
 }
 
 /**
- * Recomputes everything pending, cascading to fields that depend on the recomputed ones; returns
- * the records whose stored values changed.
+ * Values written explicitly to editable computed fields (`editable: true`), by field: the
+ * recompute that the same write triggers leaves these records' values as written.
  */
-export async function flushRecompute(pending: Pending, depth = 0, changedRecords: Changed = new Map()): Promise<Changed> {
+export type Protected = Map<Field, Set<number>>;
+
+/** The records of `ids` whose editable computed fields `columns` names, as a `Protected` map. */
+export function protectedValues(columns: Iterable<Field>, ids: readonly number[]): Protected {
+  const out: Protected = new Map();
+  for (const f of columns) if (f.isEditableComputed) out.set(f, new Set(ids));
+  return out;
+}
+
+/**
+ * Recomputes everything pending, cascading to fields that depend on the recomputed ones; returns
+ * the records whose stored values changed. `protect` names values written by the caller.
+ */
+export async function flushRecompute(pending: Pending, protect: Protected = new Map()): Promise<Changed> {
+  return flush(pending, protect, 0, new Map());
+}
+
+async function flush(pending: Pending, protect: Protected, depth: number, changedRecords: Changed): Promise<Changed> {
   // Stored computed fields are computed as the platform (like Odoo's compute_sudo for stored
   // fields): a value must not depend on who happened to trigger the recompute.
-  if (!currentEnv().su) return withEnv({ su: true }, () => flushRecompute(pending, depth, changedRecords));
+  if (!currentEnv().su) return withEnv({ su: true }, () => flush(pending, protect, depth, changedRecords));
   if (depth > MAX_CASCADE) throw new Error('Stored computed fields depend on each other in a cycle');
   const next = newPending();
   for (const [owner, byField] of pending) {
     for (const [field, idSet] of byField) {
-      const changed = await recomputeField(owner, field, [...idSet]);
+      const kept = protect.get(field);
+      const ids = kept ? [...idSet].filter((id) => !kept.has(id)) : [...idSet];
+      const changed = await recomputeField(owner, field, ids);
       if (changed.length) {
         const set = changedRecords.get(owner) ?? new Set<number>();
         for (const id of changed) set.add(id);
@@ -119,7 +139,7 @@ export async function flushRecompute(pending: Pending, depth = 0, changedRecords
       await collectDependents(owner, changed, [field.name], next);
     }
   }
-  if (next.size) await flushRecompute(next, depth + 1, changedRecords);
+  if (next.size) await flush(next, protect, depth + 1, changedRecords);
   return changedRecords;
 }
 
@@ -128,10 +148,11 @@ export type Changed = Map<ModelMeta, Set<number>>;
 
 /** Recomputes one stored field on `ids`; returns the ids whose value changed. */
 async function recomputeField(meta: ModelMeta, field: Field, ids: number[]): Promise<number[]> {
+  if (!ids.length) return [];
   const records = await RecordBatch.load(meta, ids);
   if (!records.length) return [];
   const method = field.options.calculate!;
-  const values = await Promise.all(records.map((r) => (r as any)[method]()));
+  const values = await roundedToCurrency(meta, field, records, await Promise.all(records.map((r) => (r as any)[method]())));
   const changedIds: number[] = [];
   const changedValues: unknown[] = [];
   records.forEach((rec, i) => {

@@ -11,7 +11,7 @@ import { runGuarded } from '../execute-sql.js';
 import { RecordBatch } from '../record-batch.js';
 import { checkRequired, sortValues } from './write-values.js';
 import { linkManyToMany, writeOneToMany } from './write-relations.js';
-import { changesLinks, collectDependents, flushRecompute, newPending } from './recompute.js';
+import { changesLinks, collectDependents, flushRecompute, newPending, protectedValues } from './recompute.js';
 import { assertCompanyValue } from '../../access/record-access.js';
 import { columnValue } from './monetary-rounding.js';
 import { assertRecordsAllowed } from '../../access/record-checks.js';
@@ -54,5 +54,6 @@ export async function writeRecords(meta: ModelMeta, ids: readonly number[], vals
     }
   }
   await collectDependents(meta, ids, changed, pending);
-  await flushRecompute(pending);
+  // Values written to editable computed fields stay as written, whatever else this write changed.
+  await flushRecompute(pending, protectedValues(sorted.columns.keys(), ids));
 }

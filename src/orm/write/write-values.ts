@@ -61,6 +61,7 @@ export function sortValues(meta: ModelMeta, vals: Record<string, unknown>, mode:
     if (mode === 'update' && (key === 'created_date' || key === 'created_by')) continue;
     if (f.isComputed) {
       if (f.options.setter) sorted.setters.push([f, value]);
+      else if (f.isEditableComputed) sorted.columns.set(f, f.toColumn(value));
       continue;
     }
     if (f instanceof ManyToManyField) {
