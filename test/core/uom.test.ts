@@ -233,11 +233,11 @@ describe('convert_to_base / convert_from_base', () => {
     expect(g!.convert_to_base(1500)).toBe(2); // 1.5 at this unit's rounding 1
   });
 
-  it('a zero factor is a UserError both ways', async () => {
+  it('a zero factor: convert_from_base and convert (either side) raise UserError; convert_to_base returns qty * 0', async () => {
     const { uoms: { broken, base } } = await category({ broken: { factor: 0 }, base: { is_base_uom: true } });
     expect(() => broken!.convert_from_base(1)).toThrow(UserError);
     expect(() => broken!.convert_from_base(1, false)).toThrow(/factor of 0/);
-    expect(() => broken!.convert_to_base(1)).toThrow(UserError);
+    expect(broken!.convert_to_base(5)).toBe(0); // spec §2.2 rule 3: qty * factor
     await expect(t.run(() => base!.convert(1, broken!))).rejects.toBeInstanceOf(UserError);
     await expect(t.run(() => broken!.convert(1, base!))).rejects.toBeInstanceOf(UserError);
   });

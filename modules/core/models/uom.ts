@@ -21,8 +21,9 @@
  *   quotient `qty / rounding` is first cut to 15 significant digits, so binary noise does not
  *   decide the result (1.005 at 0.01 → 1.01, 0.1 + 0.2 at 0.01 → 0.3), and the result carries the
  *   rounding's decimals exactly (0.3, not 0.30000000000000004).
- * - A zero factor is a `UserError` in `convert_to_base` too, not only in `convert_from_base`: a
- *   unit worth nothing would silently turn any quantity into 0.
+ * - `convert_to_base` returns `qty * factor` as rule 3 says, 0 for a zero factor; `convert`
+ *   refuses a zero factor on either side (`UserError`), since a unit worth nothing would silently
+ *   turn any quantity into 0.
  * - `convert_to_base` rounds with this unit's rounding — the only one known without I/O (rule 7);
  *   `convert(qty, base)` rounds with the base unit's.
  */
@@ -70,7 +71,6 @@ export class UoM extends Model {
 
   /** `qty` of this unit in base units (`qty * factor`). No I/O. */
   convert_to_base(qty: number, round_result = true): number {
-    this.assertFactor();
     const base = qty * this.factor;
     return round_result ? this.round_qty(base) : base;
   }
@@ -89,6 +89,7 @@ export class UoM extends Model {
       throw new UserError(`Cannot convert from '${this.name}' to '${target.name}': the units belong to different categories`);
     }
     if (target.id === this.id && this.id != null) return round_result ? target.round_qty(qty) : qty;
+    this.assertFactor();
     return target.convert_from_base(this.convert_to_base(qty, false), round_result);
   }
 
