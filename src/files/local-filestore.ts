@@ -1,11 +1,13 @@
 /**
  * Files on local disk under one root (`FF_FILESTORE=file:<dir>`, default `$FF_DATA_DIR/filestore`).
- * A write goes to a temporary file renamed into place, so a key never holds partial bytes and a
- * failed write (full disk) leaves nothing behind.
+ * A write goes to a temporary file, flushed to disk (`datasync`) and then renamed into place, so a
+ * key never holds partial bytes — not after a failed write (full disk), which leaves nothing
+ * behind, nor after a crash: a key is written once and never rewritten, so an unflushed file
+ * renamed into place would stay empty for good.
  */
 import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { FileStore, StoredObject } from './filestore.js';
@@ -22,11 +24,17 @@ export class LocalFileStore implements FileStore {
 
   async put(key: string, bytes: Buffer): Promise<boolean> {
     const target = this.path(key);
-    if (await this.stat(key)) return false;
     const temp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
     try {
+      if (await this.stat(key)) return false;
       await mkdir(dirname(target), { recursive: true });
-      await writeFile(temp, bytes, { flag: 'wx' });
+      const handle = await open(temp, 'wx');
+      try {
+        await handle.writeFile(bytes);
+        await handle.datasync();
+      } finally {
+        await handle.close();
+      }
       await rename(temp, target);
       return true;
     } catch (err) {
