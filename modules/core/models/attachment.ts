@@ -1,4 +1,7 @@
-import { Model, UserError, fields, withEnv } from 'fieldforge';
+import { Model, UserError, ValidationError, currentEnv, fields, withEnv } from 'fieldforge';
+import type { ModelChange } from '../../../src/orm/model.js';
+import { assertRecordsAllowed } from '../../../src/access/record-checks.js';
+import { activeAccess } from '../../../src/access/record-access.js';
 import { storeContent } from '../../../src/files/stored-content.js';
 import { releaseKeys } from '../../../src/files/release-keys.js';
 import { REMOVAL_TABLE } from '../../../src/files/file-removal.js';
@@ -8,6 +11,12 @@ import { REMOVAL_TABLE } from '../../../src/files/file-removal.js';
  * stored — a clone's rows keep their source's keys); `base64` is input only, decoded and stored
  * by its setter, never kept in the row. Bytes are removed only after commit, by the sweep
  * (`src/files/file-removal.ts`).
+ *
+ * An attachment with an owner (`model` + `record`) belongs to that record, as Odoo's
+ * ir.attachment: reading its bytes takes the right to read the record (`/filestore`), and
+ * creating, changing or deleting it takes the right to change the record — the current owner and,
+ * when the owner changes, the new one (`_check_change`). Otherwise re-pointing a file at a record
+ * one may read, or away from any record, would open another record's file.
  */
 export class Attachment extends Model {
   static override _verbose_name = 'Attachment';
@@ -30,6 +39,33 @@ export class Attachment extends Model {
 
   declare name: string;
   declare checksum: string | null;
+
+  /** The caller must be allowed to write the owning records a change touches (see the class comment). */
+  static override async _check_change(change: ModelChange): Promise<void> {
+    if (!activeAccess()) return; // the platform (su): File fields, the sweep, data files
+    const owners = new Map<string, Set<number>>();
+    const add = (model: unknown, record: unknown) => {
+      if (typeof model !== 'string' || !model || typeof record !== 'number' || !record) return;
+      const set = owners.get(model) ?? new Set<number>();
+      owners.set(model, set.add(record));
+    };
+    if (change.op === 'create') {
+      for (const vals of change.vals) add(vals.model, vals.record);
+    } else {
+      const current = await withEnv({ su: true }, () => this.query({ id__in: [...change.ids] }).read(['model', 'record']));
+      for (const row of current) {
+        add(row.model, row.record);
+        if (change.op === 'write' && ('model' in change.vals || 'record' in change.vals)) {
+          add('model' in change.vals ? change.vals.model : row.model, 'record' in change.vals ? change.vals.record : row.record);
+        }
+      }
+    }
+    const { registry } = currentEnv();
+    for (const [model, ids] of owners) {
+      if (!registry.has(model)) throw new ValidationError(`An attachment cannot belong to '${model.slice(0, 60)}': no such model`);
+      await assertRecordsAllowed(registry.meta(model), 'write', [...ids]);
+    }
+  }
   declare filepath: string | null;
   declare mimetype: string | null;
 

@@ -3,9 +3,10 @@
  * `GET /filestore/{view|download}/{id}` serves the bytes — streamed from disk with caching and
  * Range support, or as a short-lived redirect to a presigned bucket URL carrying the same headers.
  * The filestore route lives outside /api: a public file or a valid signature needs no credential
- * (a browser <img> sends none); otherwise the caller's credential (header or session cookie) must
- * let it read the attachment and its owning record. Unreadable is 404, as on every route (no
- * read right on Attachment at all: 403).
+ * (a browser <img> sends none). Otherwise — also when a signature is present but invalid or expired
+ * — the caller's credential (header or session cookie) decides: it must let it read the file (see
+ * `canRead`). Unreadable is 404, as on every route; a bad signature that no credential makes good
+ * is 403.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
@@ -25,6 +26,7 @@ import { recordId } from './request-body.js';
 
 /** Lifetime of the redirect to a bucket's presigned URL. */
 const PRESIGNED_SECONDS = 60;
+const BAD_LINK = 'The file link is invalid or has expired';
 
 interface AttachmentRow {
   id: number;
@@ -38,23 +40,26 @@ interface AttachmentRow {
 }
 
 /**
- * Whether the current principal may read attachment `row` and the record it belongs to. No read
- * right on Attachment at all is a 403 (as for any model); a row or owning record it cannot read is
- * simply not there (404).
+ * Whether the current principal may read attachment `row` — Odoo's ir.attachment semantics: a file
+ * with an owner (`model` + `record`) is readable by whoever can read the owning record (its model
+ * right, record rules and company isolation, through the ORM's read; an owner that is gone or
+ * unreadable → false); a file without owner by whoever can read it as an Attachment (no read
+ * right on Attachment at all is a 403, as for any model; its record rules apply). One statement.
  */
 async function canRead(row: AttachmentRow): Promise<boolean> {
   const { registry } = currentEnv();
+  if (row.model !== null && row.record !== null) {
+    if (!registry.models.has(row.model)) return false;
+    try {
+      return await new QuerySet(registry.meta(row.model)).with_archived().filter({ id: row.record }).exists();
+    } catch (err) {
+      if (err instanceof AccessError) return false;
+      throw err;
+    }
+  }
   const attachments = registry.meta('Attachment');
   assertRight(attachments, 'read');
-  if (!(await new QuerySet(attachments).with_archived().filter({ id: row.id }).exists())) return false;
-  if (row.model === null || row.record === null) return true;
-  if (!registry.models.has(row.model)) return false;
-  try {
-    return await new QuerySet(registry.meta(row.model)).with_archived().filter({ id: row.record }).exists();
-  } catch (err) {
-    if (err instanceof AccessError) return false;
-    throw err;
-  }
+  return new QuerySet(attachments).with_archived().filter({ id: row.id }).exists();
 }
 
 function action(req: FastifyRequest): FileAction {
@@ -72,7 +77,6 @@ export function registerFileRoutes(app: FastifyInstance, platform: Platform, sel
     const id = recordId((req.params as { id: string }).id);
     const requested = (req.query as { action?: string }).action ?? 'view';
     if (requested !== 'view' && requested !== 'download') throw new BadRequest("'action' is 'view' or 'download'");
-    assertRight(currentEnv().registry.meta('Attachment'), 'read');
     const row = await loadAttachment(id);
     if (!row || !(await canRead(row))) throw new NotFound(`Attachment ${id} does not exist`);
     const url = signedFileUrl(platform.secret, req.ff!.dbName, id, requested);
@@ -87,20 +91,19 @@ export function registerFileRoutes(app: FastifyInstance, platform: Platform, sel
     const db = await platform.database(dbName);
     const row = (await sql<AttachmentRow>`SELECT id, name, filepath, mimetype, is_public, checksum, model, record
       FROM attachment WHERE id = ${id}`.execute(db.kysely)).rows[0];
-    let granted = row?.is_public === true;
-    if (!granted && query.sig !== undefined) {
-      if (!verifyFileSignature(platform.secret, dbName, id, act, query.expires, query.sig)) {
-        throw new AccessError('The file link is invalid or has expired');
-      }
-      granted = true;
-    }
+    const signed = query.sig !== undefined;
+    let granted = row?.is_public === true
+      || (signed && verifyFileSignature(platform.secret, dbName, id, act, query.expires, query.sig));
+    // An invalid or expired signature is no refusal by itself: the credential may still grant it.
     if (!granted) {
       if (req.headers.authorization === undefined && !req.cookies?.[SESSION_COOKIE]) {
+        if (signed) throw new AccessError(BAD_LINK);
         throw new AuthenticationError('Missing credential: send "Authorization: Bearer <credential>" or use a signed URL');
       }
       await resolveCredential(req);
       if (req.ff!.dbName !== dbName) throw new BadRequest('The db parameter names another database than the credential');
       granted = row !== undefined && (await readOnlyWork(req, () => canRead(row)));
+      if (!granted && signed) throw new AccessError(BAD_LINK);
     }
     if (!row || !granted) throw new NotFound(`Attachment ${id} does not exist`);
     return serve(req, reply, row, act);
