@@ -5,13 +5,17 @@
  * ## Which language a caller gets
  *
  * The first of these that names an active language (exactly, else by its base language: `fr-CA`
- * falls back to an active `fr`) wins; otherwise `en`, the source language:
+ * falls back to an active `fr`) wins; a preference naming an inactive language does not count:
  *
  * 1. an explicit `lang` (the `inputs.lang` of `/api/execute/Language/get_registry`),
  * 2. the request context's `lang` (`request_body.context.lang`, as in Odoo),
- * 3. the `Accept-Language` header, by quality (`parseAcceptLanguage`), where a route passes it,
- * 4. the acting user's `lang` field, when the `User` model has one,
- * 5. `en`.
+ * 3. the acting user's `User.lang`,
+ * 4. the `Accept-Language` header, by quality (`parseAcceptLanguage`), where a route passes it
+ *    (`GET /api/get_registry`, and every `/api/execute` method through `withCallerLanguage`),
+ * 5. `en`, the source language.
+ *
+ * Resolving costs one query for the active languages, and one more for the user's `lang` only
+ * when no explicit language (1, 2) is active; routes that translate nothing never resolve.
  *
  * Lookups read translations as the platform: labels, menu names and view names are not secrets of
  * anyone, and the caller's rights still decide which menus and models it sees. Translations of an
@@ -99,10 +103,15 @@ async function existing(roots: readonly string[]): Promise<string[]> {
 
 /** The codes of the active languages. */
 export async function activeLanguages(): Promise<string[]> {
+  return (await activeLanguageRows()).map((r) => r.code as string);
+}
+
+/** The active `Language` rows with `code` and `fields`, read as the platform. */
+export async function activeLanguageRows(fields: readonly string[] = []): Promise<Record<string, unknown>[]> {
   const { registry } = currentEnv();
-  if (!registry.has(LANGUAGE)) return [SOURCE_LANGUAGE];
-  return withEnv({ su: true }, async () =>
-    (await new QuerySet(registry.meta(LANGUAGE)).filter({ active: true }).read(['code'])).map((r) => r.code as string));
+  if (!registry.has(LANGUAGE)) return [{ code: SOURCE_LANGUAGE }];
+  return withEnv({ su: true }, () =>
+    new QuerySet(registry.meta(LANGUAGE)).filter({ active: true }).read([...new Set(['code', ...fields])]));
 }
 
 /**
@@ -110,16 +119,24 @@ export async function activeLanguages(): Promise<string[]> {
  * exactly (case-insensitive) or by its base language; `en` when none is.
  */
 export async function resolveLanguage(candidates: readonly (string | null | undefined)[]): Promise<string> {
-  const wanted = candidates.filter((c): c is string => typeof c === 'string' && c.trim() !== '');
-  if (!wanted.length) return SOURCE_LANGUAGE;
-  const active = await activeLanguages();
-  const byLower = new Map(active.map((c) => [c.toLowerCase(), c]));
-  for (const candidate of wanted) {
+  if (!candidates.some(wanted)) return SOURCE_LANGUAGE;
+  return (pickActive(await activeLanguageRows(), candidates)?.code as string | undefined) ?? SOURCE_LANGUAGE;
+}
+
+function wanted(candidate: unknown): candidate is string {
+  return typeof candidate === 'string' && candidate.trim() !== '';
+}
+
+/** The first row of `rows` that a candidate names exactly (case-insensitive) or by its base language. */
+function pickActive<R extends Record<string, unknown>>(rows: readonly R[], candidates: readonly unknown[]): R | undefined {
+  const byLower = new Map(rows.map((r) => [String(r.code).toLowerCase(), r]));
+  for (const candidate of candidates) {
+    if (!wanted(candidate)) continue;
     const lower = candidate.trim().replace(/_/g, '-').toLowerCase();
     const found = byLower.get(lower) ?? byLower.get(lower.split('-')[0]!);
     if (found) return found;
   }
-  return SOURCE_LANGUAGE;
+  return undefined;
 }
 
 /** `fr-CH, fr;q=0.9, en;q=0.8, *;q=0.5` → `['fr-CH', 'fr', 'en']` (by quality, `*` and q=0 left out). */
@@ -134,23 +151,62 @@ export function parseAcceptLanguage(header: string | undefined | null): string[]
     .map((e) => e.tag);
 }
 
+/** The environment context's key holding the request's `Accept-Language` header (`withCallerLanguage`). */
+export const ACCEPT_LANGUAGE_KEY = 'accept_language';
+
+/** What a caller says about its language; every member is optional (see the module comment). */
+export interface LanguageRequest {
+  /** An explicit language (`inputs.lang`). */
+  readonly lang?: unknown;
+  /** The request context, whose `lang` counts; default the environment's. */
+  readonly context?: Readonly<Record<string, unknown>>;
+  /** The `Accept-Language` header; default the environment context's (`withCallerLanguage`). */
+  readonly acceptLanguage?: string | null;
+}
+
 /**
- * The caller's language (see the module comment): `lang`, the context's `lang` (the one given,
- * else the environment's), the `Accept-Language` header given, the user's `lang` field, `en`.
+ * Runs `fn` with the request's language preferences in the environment context (its `lang` and
+ * `Accept-Language` header), so `callerLanguage()` and `callerFormat()` called anywhere below —
+ * an API method, a report — resolve as the route would.
  */
-export async function callerLanguage(options: { lang?: unknown; context?: Readonly<Record<string, unknown>>; acceptLanguage?: string | null } = {}): Promise<string> {
+export function withCallerLanguage<T>(request: { lang?: unknown; acceptLanguage?: string | null }, fn: () => Promise<T>): Promise<T> {
+  const context: Record<string, unknown> = { ...currentEnv().context };
+  if (wanted(request.lang)) context.lang = request.lang;
+  if (wanted(request.acceptLanguage)) context[ACCEPT_LANGUAGE_KEY] = request.acceptLanguage;
+  return withEnv({ context }, fn);
+}
+
+/** The `lang` of user `uid` (the acting user by default), read as the platform; null when it has none. */
+export async function userLanguage(uid: number | null = currentEnv().uid): Promise<string | null> {
+  const { registry } = currentEnv();
+  if (uid === null || !registry.has('User') || !registry.meta('User').fields.get('lang')?.column) return null;
+  const [user] = await withEnv({ su: true }, () => new QuerySet(registry.meta('User')).with_archived().filter({ id: uid }).read(['lang']));
+  return typeof user?.lang === 'string' && user.lang !== '' ? user.lang : null;
+}
+
+/**
+ * The caller's language (see the module comment): the explicit `lang`, the context's `lang` (the
+ * context given, else the environment's), the acting user's `lang`, the `Accept-Language` header
+ * (given, else the environment's), `en`.
+ */
+export async function callerLanguage(request: LanguageRequest = {}): Promise<string> {
+  return ((await callerLanguageRow(request))?.code as string | undefined) ?? SOURCE_LANGUAGE;
+}
+
+/**
+ * The active `Language` row (with `code` and `fields`) of the caller's language: one query, and
+ * one more for the user's `lang` when no explicit language is active. A database without the
+ * `Language` model gives `{code: 'en'}` alone.
+ */
+export async function callerLanguageRow(request: LanguageRequest = {}, fields: readonly string[] = []): Promise<Record<string, unknown> | undefined> {
   const env = currentEnv();
-  const context = options.context ?? env.context;
-  const candidates: (string | null | undefined)[] = [
-    typeof options.lang === 'string' ? options.lang : null,
-    typeof context.lang === 'string' ? context.lang : null,
-    ...parseAcceptLanguage(options.acceptLanguage),
-  ];
-  if (env.uid !== null && env.registry.has('User') && env.registry.meta('User').fields.get('lang')?.column) {
-    const [user] = await withEnv({ su: true }, () => new QuerySet(env.registry.meta('User')).with_archived().filter({ id: env.uid }).read(['lang']));
-    candidates.push(typeof user?.lang === 'string' ? user.lang : null);
-  }
-  return resolveLanguage(candidates);
+  const context = request.context ?? env.context;
+  const rows = await activeLanguageRows(fields);
+  const explicit = pickActive(rows, [request.lang, context.lang, env.context.lang]);
+  if (explicit) return explicit;
+  const header = request.acceptLanguage !== undefined ? request.acceptLanguage : env.context[ACCEPT_LANGUAGE_KEY];
+  const preferred = pickActive(rows, [await userLanguage(), ...parseAcceptLanguage(typeof header === 'string' ? header : null)]);
+  return preferred ?? rows.find((r) => r.code === SOURCE_LANGUAGE);
 }
 
 /** The translations of `lang` whose keys start with one of `prefixes`, by key (empty for `en`). */

@@ -3,6 +3,7 @@ import type { ModelChange } from '../../../src/orm/model.js';
 import {
   SOURCE_LANGUAGE, assertLanguageCode, callerLanguage, loadTranslations, modelLabel, translateNames, translateRegistry,
 } from '../../../src/i18n/translations.js';
+import { callerFormat, formatValues } from '../../../src/i18n/locale.js';
 import type { RegistryEntry } from '../../../src/orm/fields/field.js';
 import { assertRight } from '../../../src/access/record-access.js';
 
@@ -24,14 +25,17 @@ const GENERIC = new Set(['id', 'identifier', 'created_date', 'created_by', 'upda
  *   runs it, as the platform. Writing `active: true` again reloads the files (after a module
  *   upgrade); deactivating keeps the rows but they are no longer served; nothing is duplicated.
  * - `get_registry` and `get_menus` (`/api/execute/Language/<method>`) answer labels and menu
- *   names in the caller's language (`inputs.lang`, `request_body.context.lang`, else `en`).
+ *   names in the caller's language: `inputs.lang`, `request_body.context.lang`, the user's
+ *   `User.lang`, `Accept-Language`, else `en` — active languages only (`callerLanguage`).
+ * - `format_values` renders dates, times, numbers and amounts the way the caller's language
+ *   writes them (`src/i18n/locale.ts`), for a client or a report.
  */
 export class Language extends Model {
   static override _verbose_name = 'Language';
   static override _order_by = ['name ASC'];
   static override _unique_together = [['code']];
   static override _name_search_fields = ['name', 'code'];
-  static override _api_methods = ['get_registry', 'get_menus'];
+  static override _api_methods = ['get_registry', 'get_menus', 'format_values'];
   static override fields = {
     code: fields.Char({ max_length: 10, index: true, required: true, description: 'BCP 47 code (en, fr, pt-BR)' }),
     name: fields.Char({ max_length: 255, required: true }),
@@ -112,6 +116,20 @@ export class Language extends Model {
     const lang = await callerLanguage({ lang: inputs.lang, context });
     const menus = await new QuerySet(registry.meta('UiMenu')).read(['identifier', 'name', 'sequence', 'icon', 'parent', 'action']);
     return { lang, menus: await translateNames('menu', menus, lang) };
+  }
+
+  /**
+   * `inputs.values` (`[{type: 'date'|'time'|'datetime'|'number'|'monetary', value, digits?,
+   * currency?}]`) rendered in the caller's language, instants in `inputs.tz` (default UTC):
+   * `{lang, direction, date_format, time_format, decimal_separator, thousands_separator,
+   * values: [text…]}`. Right-to-left texts come wrapped in U+2067…U+2069. Needs no right: it
+   * reveals nothing but formats and the symbols of the currencies named.
+   */
+  static async format_values(inputs: Record<string, unknown>, context: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
+    const format = await callerFormat({ lang: inputs.lang, context });
+    const values = await formatValues(inputs.values, format, { timeZone: inputs.tz });
+    const { code, ...formats } = format;
+    return { lang: code, ...formats, values };
   }
 }
 

@@ -1,6 +1,17 @@
-import { Model, checkPasswordRule, fields, hashPassword } from 'fieldforge';
+import { Model, QuerySet, ValidationError, checkPasswordRule, fields, hashPassword, withEnv } from 'fieldforge';
+import type { ModelChange } from '../../../src/orm/model.js';
+import { SOURCE_LANGUAGE, activeLanguages } from '../../../src/i18n/translations.js';
 
-/** A person who signs in, or the identity behind a service account (no e-mail, no password). */
+/**
+ * A person who signs in, or the identity behind a service account (no e-mail, no password).
+ *
+ * `lang` is the code of the user's language (as Odoo's `res.users.lang`): what labels, menus and
+ * formats the user gets when a request names no language (`src/i18n/translations.ts`); null is
+ * `en`, the source language. Writing a code that is not an active `Language` is a
+ * `ValidationError` (`_check_change`, on every path), except re-writing the value a user already
+ * has: a language deactivated later stays on its users, who get the next preference meanwhile
+ * (`Accept-Language`, else `en`).
+ */
 export class User extends Model {
   static override _verbose_name = 'User';
   static override _order_by = ['name ASC'];
@@ -20,9 +31,30 @@ export class User extends Model {
     totp_secret: fields.Char({ max_length: 255, internal: true, description: 'Sealed (AES-GCM) shared secret' }),
     totp_last_step: fields.Integer({ internal: true }),
     backup_code_hashes: fields.Json({ internal: true }),
+    lang: fields.Char({ max_length: 10, label: 'Language', description: 'Code of an active language (en, fr, pt-BR); empty = en' }),
   };
 
   declare email: string | null;
+  declare lang: string | null;
+
+  /** `lang` must be null or the exact code of an active `Language` (see the class comment). */
+  static override async _check_change(change: ModelChange): Promise<void> {
+    if (change.op === 'delete') return;
+    const given = change.op === 'create' ? change.vals.map((v) => v.lang) : ['lang' in change.vals ? change.vals.lang : null];
+    const codes = [...new Set(given.filter((c) => c !== null && c !== undefined))];
+    if (!codes.length) return;
+    const active = await activeLanguages();
+    for (const code of codes) {
+      if (typeof code === 'string' && active.includes(code)) continue;
+      if (change.op === 'write' && typeof code === 'string' && await alreadyHave(this.meta(), change.ids, code)) continue;
+      const sorted = [...active].sort();
+      const listed = sorted.length > 12 ? `${sorted.slice(0, 12).join(', ')}…` : sorted.join(', ');
+      throw new ValidationError(
+        `${JSON.stringify(code)?.slice(0, 40)} is not an active language: a user's language (lang) must be the code of an active ` +
+        `Language (${listed}), or empty for ${SOURCE_LANGUAGE}`,
+      );
+    }
+  }
 
   calc_password(): null {
     return null;
@@ -32,4 +64,9 @@ export class User extends Model {
     checkPasswordRule(value, this.email);
     await this.write({ password_hash: await hashPassword(value as string) });
   }
+}
+
+/** Whether every user of `ids` already has `lang` (a write that changes nothing passes). */
+async function alreadyHave(meta: ReturnType<typeof User.meta>, ids: readonly number[], lang: string): Promise<boolean> {
+  return withEnv({ su: true }, async () => (await new QuerySet(meta).with_archived().filter({ id__in: [...ids], lang }).count()) === new Set(ids).size);
 }

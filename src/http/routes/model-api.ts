@@ -17,7 +17,7 @@ import { deleteRecords } from '../../orm/write/delete-records.js';
 import { writeRecords } from '../../orm/write/write-records.js';
 import { publicValues } from '../../orm/write/write-values.js';
 import { IN_UNIT_OF_WORK, readOnlyWork, unitOfWork } from '../request-context.js';
-import { callerLanguage, translateRegistry } from '../../i18n/translations.js';
+import { callerLanguage, translateRegistry, withCallerLanguage } from '../../i18n/translations.js';
 import { RequestBody, recordId } from './request-body.js';
 
 /** Default page size of a query, and the largest a client may ask for. */
@@ -99,10 +99,12 @@ export function registerModelApi(app: FastifyInstance): void {
     const requestBody = new RequestBody(body.object('request_body'));
     const inputs = requestBody.object('inputs') ?? {};
     const context = { ...(requestBody.object('context') ?? {}), active_model: meta.name } as Record<string, unknown>;
+    // The method's `callerLanguage()`: context `lang`, the user's `lang`, `Accept-Language`, `en`.
+    const language = { lang: context.lang, acceptLanguage: req.headers['accept-language'] ?? null };
     if (ids === undefined) {
       const fn = (meta.cls as any)[method];
       if (typeof fn !== 'function') throw new BadRequest(`${meta.name}.${method} is a record method: send 'ids'`);
-      return { message: `${meta.name}.${method} executed`, result: (await fn.call(meta.cls, inputs, context)) ?? null };
+      return { message: `${meta.name}.${method} executed`, result: (await withCallerLanguage(language, () => fn.call(meta.cls, inputs, context))) ?? null };
     }
     // Once per record: an id sent twice is one record, not a missing one.
     const unique = [...new Set(ids)];
@@ -112,7 +114,7 @@ export function registerModelApi(app: FastifyInstance): void {
     const fn = (meta.cls.prototype as any)[method];
     if (typeof fn !== 'function') throw new BadRequest(`${meta.name}.${method} is a model-level method: send no 'ids'`);
     const results: unknown[] = [];
-    for (const rec of records) results.push((await fn.call(rec, inputs, context)) ?? null);
+    for (const rec of records) results.push((await withCallerLanguage(language, () => fn.call(rec, inputs, context))) ?? null);
     return { message: `${meta.name}.${method} executed on ${results.length} record(s)`, result: results.length === 1 ? results[0] : results };
   }));
 
@@ -140,8 +142,8 @@ export function registerModelApi(app: FastifyInstance): void {
       if (!holds.has(condition)) holds.set(condition, await settingHolds(condition));
       entry.visible_setting_holds = holds.get(condition)!;
     }
-    // Labels in the caller's language (`Accept-Language`, when that language is active).
-    return translateRegistry(meta.name, out, await callerLanguage({ acceptLanguage: req.headers['accept-language'] }));
+    // Labels in the caller's language (the user's `lang`, else `Accept-Language`; active ones only).
+    return translateRegistry(meta.name, out, await callerLanguage({ acceptLanguage: req.headers['accept-language'] ?? null }));
   }));
 }
 
