@@ -22,10 +22,7 @@
  * inactive language are kept (reactivating it is a no-op apart from reloading the files) but never
  * served.
  */
-import { readdir } from 'node:fs/promises';
 import { UserError } from '../errors.js';
-import { moduleRoots, readSettings } from '../config/settings.js';
-import { ModuleCatalog, type ModuleDescriptor } from '../modules/module-catalog.js';
 import { currentEnv, withEnv } from '../orm/env.js';
 import type { RegistryEntry } from '../orm/fields/field.js';
 import { QuerySet } from '../orm/queryset.js';
@@ -47,10 +44,9 @@ export async function loadTranslations(code: string): Promise<number> {
   return withEnv({ su: true }, async () => {
     const { registry } = currentEnv();
     if (!registry.has(TRANSLATION)) return 0;
-    const dirs = await moduleDirectories();
     const wanted = new Map<string, { value: string; module: string }>();
     for (const moduleId of registry.modules) {
-      const dir = dirs.get(moduleId)?.dir;
+      const dir = registry.moduleDirs.get(moduleId);
       if (!dir) continue;
       for (const { key, value } of await readTranslationFiles(moduleId, dir, code)) wanted.set(key, { value, module: moduleId });
     }
@@ -69,36 +65,6 @@ export async function loadTranslations(code: string): Promise<number> {
     if (fresh.length) await createRecords(meta, fresh);
     return wanted.size;
   });
-}
-
-let catalogs: { roots: string; catalog: Promise<ModuleCatalog> } | undefined;
-
-/**
- * Module directories by identifier: the built-in modules and `FF_ADDONS_PATH` (the roots the
- * server's catalog scans). Model code has no handle on the platform's own catalog.
- */
-async function moduleDirectories(): Promise<ReadonlyMap<string, ModuleDescriptor>> {
-  const roots = moduleRoots(readSettings());
-  const key = roots.join('\0');
-  if (catalogs?.roots !== key) {
-    const catalog = ModuleCatalog.scan(await existing(roots));
-    catalogs = { roots: key, catalog };
-    catalog.catch(() => { catalogs = undefined; });
-  }
-  return (await catalogs.catalog).modules;
-}
-
-async function existing(roots: readonly string[]): Promise<string[]> {
-  const out: string[] = [];
-  for (const root of roots) {
-    try {
-      await readdir(root);
-      out.push(root);
-    } catch {
-      // An add-on path that does not exist has no translations.
-    }
-  }
-  return out;
 }
 
 /** The codes of the active languages. */

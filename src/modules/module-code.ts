@@ -29,7 +29,7 @@ async function importModuleCode(mod: ModuleDescriptor): Promise<ModuleCode> {
   try {
     await access(index);
   } catch {
-    return { id, declarations: [], extensions: [] };
+    return { id, dir: mod.dir, declarations: [], extensions: [] };
   }
   let exports: Record<string, unknown>;
   try {
@@ -43,5 +43,5 @@ async function importModuleCode(mod: ModuleDescriptor): Promise<ModuleCode> {
     if (typeof value === 'function' && value.prototype instanceof Model) declarations.push(value as ModelClass);
     else if (isModelExtension(value)) extensions.push(value);
   }
-  return { id, declarations, extensions };
+  return { id, dir: mod.dir, declarations, extensions };
 }

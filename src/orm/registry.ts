@@ -18,6 +18,8 @@ import { buildRecomputeTriggers, type RecomputeTrigger } from './recompute-trigg
 /** The model code one module contributes. */
 export interface ModuleCode {
   readonly id: string;
+  /** The module's directory (its `i18n/` files are read from there); absent for code built in memory. */
+  readonly dir?: string;
   readonly declarations: readonly ModelClass[];
   readonly extensions: readonly ModelExtension[];
 }
@@ -40,7 +42,12 @@ export class Registry {
   /** `<model>.<field>` → stored computed fields to recompute when it changes. */
   readonly triggers = new Map<string, RecomputeTrigger[]>();
 
-  private constructor(readonly modules: readonly string[]) {}
+  /** Module identifier → directory, for the modules loaded from disk. */
+  readonly moduleDirs: ReadonlyMap<string, string>;
+
+  private constructor(readonly modules: readonly string[], dirs: ReadonlyMap<string, string>) {
+    this.moduleDirs = dirs;
+  }
 
   /** The model's metadata; `NotFound` when the model does not exist in this database. */
   meta(name: string): ModelMeta {
@@ -54,7 +61,8 @@ export class Registry {
   }
 
   static build(modules: readonly ModuleCode[]): Registry {
-    const registry = new Registry(modules.map((m) => m.id));
+    const dirs = new Map(modules.filter((m) => m.dir).map((m) => [m.id, m.dir!]));
+    const registry = new Registry(modules.map((m) => m.id), dirs);
     const entries = collectEntries(modules);
     const hasUser = entries.has('User');
     for (const [name, entry] of entries) {
