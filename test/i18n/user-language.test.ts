@@ -131,6 +131,26 @@ describe('User.lang', () => {
   });
 });
 
+describe('User.set_my_language', () => {
+  it('lets a user without any right to write users choose their own language, checked like any write', async () => {
+    const self = users.none;
+    const call = (lang: unknown) => t.api('POST', '/api/execute/User/set_my_language', { request_body: { inputs: { lang } } }, bearer('none'));
+    // The same user may not write User records directly.
+    expect((await t.api('PUT', `/api/update/User/${self.id}`, { lang: 'fr' }, bearer('none'))).statusCode).toBe(403);
+    const bad = await call('xx');
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toMatchObject({ error: 'ValidationError' });
+    const ok = await call('fr');
+    expect(ok.statusCode, ok.body).toBe(200);
+    expect(await t.run(async () => (await User.get(self.id)).lang)).toBe('fr');
+    expect(await execute('none', 'get_menus')).toMatchObject({ lang: 'fr' });
+    expect((await call(null)).statusCode).toBe(200);
+    expect(await t.run(async () => (await User.get(self.id)).lang)).toBeNull();
+    // Only the caller's own user: others stay as they were.
+    expect(await t.run(async () => (await User.get(users.fr.id)).lang)).toBe('fr');
+  });
+});
+
 describe("the caller's language", () => {
   it('a user on fr gets French labels and menu names from i18n/fr.yaml without any header or context', async () => {
     expect(await seenBy('fr')).toEqual({ lang: 'fr', symbol: 'Symbole', menu: 'Utilisateurs' });

@@ -1,4 +1,4 @@
-import { Model, QuerySet, ValidationError, checkPasswordRule, fields, hashPassword, withEnv } from 'fieldforge';
+import { Model, QuerySet, UserError, ValidationError, checkPasswordRule, currentEnv, fields, hashPassword, withEnv } from 'fieldforge';
 import type { ModelChange } from '../../../src/orm/model.js';
 import { SOURCE_LANGUAGE, activeLanguages } from '../../../src/i18n/translations.js';
 
@@ -16,6 +16,9 @@ export class User extends Model {
   static override _verbose_name = 'User';
   static override _order_by = ['name ASC'];
   static override _name_search_fields = ['name', 'email'];
+  // A user may choose their own language without the right to write User records (Odoo's
+  // self-writeable preferences): POST /api/execute/User/set_my_language {inputs: {lang}}.
+  static override _api_methods = ['set_my_language'];
   static override fields = {
     name: fields.Char({ required: true }),
     email: fields.Char({ max_length: 255, index: true }),
@@ -54,6 +57,20 @@ export class User extends Model {
         `Language (${listed}), or empty for ${SOURCE_LANGUAGE}`,
       );
     }
+  }
+
+  /**
+   * Sets the calling user's own `lang` (null or '' for `en`), whatever their rights on User; the
+   * code is checked as any write of `lang` is. A service account's key has no user to set.
+   */
+  static async set_my_language(inputs: Record<string, unknown> = {}): Promise<{ lang: string | null }> {
+    const { uid } = currentEnv();
+    if (!uid) throw new UserError('set_my_language needs a signed-in user');
+    const lang = inputs.lang === '' || inputs.lang === undefined ? null : inputs.lang;
+    if (lang !== null && typeof lang !== 'string') throw new ValidationError('lang must be a language code or null');
+    await this._check_change({ op: 'write', ids: [uid], vals: { lang } });
+    await withEnv({ su: true }, () => new QuerySet(this.meta()).filter({ id: uid }).update({ lang }));
+    return { lang };
   }
 
   calc_password(): null {
