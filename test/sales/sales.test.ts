@@ -230,6 +230,13 @@ describe('stages, tags and rights', () => {
     const res = await t.api('POST', '/api/execute/SaleOrder/action_confirm', { ids: [id] });
     expect(res.statusCode, res.body).toBe(200);
     expect((await fetch('SaleOrder', id, ['stage.name'])).stage).toMatchObject({ name: 'Sales Order' });
+    // A confirmed sale is cancelled before it can be deleted.
+    const refused = await t.api('DELETE', `/api/delete/SaleOrder/${id}`);
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toMatchObject({ error: 'UserError', detail: expect.stringContaining('cancel them first') });
+    const cancelled = (await t.api('POST', '/api/query/SaleStage', { filter_str: "Q(name='Cancelled')", fields: ['id'] })).json()[0].id;
+    expect((await t.api('PUT', `/api/update/SaleOrder/${id}`, { stage: cancelled })).statusCode).toBe(200);
+    expect((await t.api('DELETE', `/api/delete/SaleOrder/${id}`)).statusCode).toBe(200);
   });
 
   it('tags orders, and a salesperson quotes but neither keeps the catalogue nor deletes orders', async () => {

@@ -1,5 +1,5 @@
 import { Model, UserError, ValidationError, currentEnv, fields, withEnv } from 'fieldforge';
-import type { ModelChange } from '../../../src/orm/model.js';
+import type { ModelChange } from 'fieldforge';
 import { assertRecordsAllowed } from '../../../src/access/record-checks.js';
 import { activeAccess } from '../../../src/access/record-access.js';
 import { storeContent } from '../../../src/files/stored-content.js';

@@ -1,5 +1,5 @@
 import { Model, QuerySet, UserError, currentEnv, fields, withEnv } from 'fieldforge';
-import type { ModelChange } from '../../../src/orm/model.js';
+import type { ModelChange } from 'fieldforge';
 import {
   SOURCE_LANGUAGE, assertLanguageCode, callerLanguage, loadTranslations, modelLabel, translateNames, translateRegistry,
 } from '../../../src/i18n/translations.js';

@@ -1,5 +1,5 @@
 import { Model, QuerySet, UserError, ValidationError, checkPasswordRule, currentEnv, fields, hashPassword, withEnv } from 'fieldforge';
-import type { ModelChange } from '../../../src/orm/model.js';
+import type { ModelChange } from 'fieldforge';
 import { SOURCE_LANGUAGE, activeLanguages } from '../../../src/i18n/translations.js';
 
 /**

@@ -1,5 +1,6 @@
 import { Model, UserError, currentEnv, fields, modelOf } from 'fieldforge';
 import { SaleStage } from './sale_stage.js';
+import type { ModelChange } from 'fieldforge';
 import type { SaleOrderLine } from './sale_order_line.js';
 import type { SaleTag } from './sale_tag.js';
 import type { Company } from '../../core/models/company.js';
@@ -72,6 +73,16 @@ export class SaleOrder extends Model {
   declare stage: Promise<SaleStage | null>;
   declare tags: Promise<SaleTag[]>;
   declare order_lines: Promise<SaleOrderLine[]>;
+
+  /** A confirmed sale is cancelled (moved to a stage that is not confirmed) before it can be deleted, as in Odoo. */
+  static override async _check_change(change: ModelChange): Promise<void> {
+    if (change.op !== 'delete') return;
+    const confirmed = await this.query({ id__in: [...change.ids], stage__is_confirmed: true }).with_archived().read(['name']);
+    if (confirmed.length) {
+      const names = confirmed.slice(0, 5).map((o) => o.name).join(', ');
+      throw new UserError(`Confirmed sales orders cannot be deleted (${names}): cancel them first`);
+    }
+  }
 
   calc_name(): string {
     return `S${String(this.id).padStart(5, '0')}`;
