@@ -1,10 +1,15 @@
 /**
- * Checks of platform data records that the database cannot express: a ModelAccess, view or
- * action must name an installed model, and a view may only place fields that model has.
+ * Checks of data records. Platform records, for what the database cannot express: a ModelAccess,
+ * view or action must name an installed model, and a view may only place fields that model has.
+ * Every record, for what the write path checks value by value (conversion, required fields): the
+ * loader writes records in batches, so it runs these first, for an error to name its record.
  */
-import { ModuleError } from '../errors.js';
+import { ModuleError, ValidationError } from '../errors.js';
 import { currentEnv } from '../orm/env.js';
+import { FileField } from '../orm/fields/relational-fields.js';
 import type { ModelMeta } from '../orm/model-meta.js';
+import { checkRequired, sortValues, type WriteMode } from '../orm/write/write-values.js';
+import { isUpload } from './data-uploads.js';
 
 export function checkDataRecord(meta: ModelMeta, vals: Record<string, unknown>, where: string): void {
   if (!['ModelAccess', 'UiView', 'WindowAction', 'RecordRule'].includes(meta.name)) return;
@@ -34,4 +39,25 @@ function checkArch(target: ModelMeta, arch: unknown, where: string): void {
   };
   if (!Array.isArray(arch)) throw new ModuleError(`${where}: 'arch' is a list of nodes`);
   visit(arch);
+}
+
+/** The write path's checks of one record's values, as a ModuleError naming the record. */
+export function checkWriteValues(meta: ModelMeta, vals: Record<string, unknown>, mode: WriteMode, where: string): void {
+  try {
+    // An upload stands for the attachment id it becomes.
+    const plain = Object.fromEntries(Object.entries(vals).map(([k, v]) => [k, meta.fields.get(k) instanceof FileField && isUpload(v) ? 1 : v]));
+    const { columns } = sortValues(meta, plain, mode);
+    if (mode === 'create') {
+      for (const f of meta.fields.values()) {
+        if (f.column && !f.isComputed && !columns.has(f) && f.options.default !== undefined) {
+          // A default function (maybe async, a lookup) runs at create time; here it only counts as given.
+          columns.set(f, typeof f.options.default === 'function' ? true : f.toColumn(f.options.default));
+        }
+      }
+    }
+    checkRequired(meta, columns, mode);
+  } catch (err) {
+    if (err instanceof ValidationError) throw new ModuleError(`${where}: ${err.message}`);
+    throw err;
+  }
 }

@@ -62,6 +62,25 @@ const CASES: Record<string, string> = {
   name: B
   parent: menu_a
 `,
+  mod_err_value: `
+- data_type: Group
+  identifier: group_fine_1
+  name: One
+- data_type: Group
+  identifier: group_bad_value
+  name: [not, a, name]
+- data_type: Group
+  identifier: group_fine_3
+  name: Three
+`,
+  mod_err_required: `
+- data_type: Group
+  identifier: group_named
+  name: Named
+- data_type: Group
+  identifier: group_unnamed
+  category: nameless
+`,
   mod_err_noident: `
 - data_type: Group
   name: No identifier
@@ -166,6 +185,18 @@ describe('data file errors', () => {
     const message = await installError('mod_err_cycle');
     expect(message).toMatch(/mod_err_cycle\.menu_[ab]/);
     expect(message).toContain('cycle');
+  });
+
+  it('names the record whose value is invalid, although its file is written in one batch', async () => {
+    const message = await installError('mod_err_value');
+    expect(message).toContain('record 2 (mod_err_value.group_bad_value)');
+    expect(message).toContain("'name'");
+  });
+
+  it('names the record that lacks a required value', async () => {
+    const message = await installError('mod_err_required');
+    expect(message).toContain('record 2 (mod_err_required.group_unnamed)');
+    expect(message).toContain('required');
   });
 
   it('rejects a record without an identifier', async () => {

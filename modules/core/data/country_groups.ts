@@ -10,11 +10,10 @@
  * - one group per continent, from `countries-list` (`continent`, names from its `continents`).
  *
  * The loader upserts the groups (an upgrade replaces each group's links with the current list
- * rather than adding to them); their countries are given as ids, `countries.ts` having upserted
- * the countries when the loader reads this file.
+ * rather than adding to them, and leaves a group whose list did not change alone).
  */
 import { continents, countries } from 'countries-list';
-import { countryCodes, countryIdentifier, syncCountries } from './countries.js';
+import { countryCodes, countryIdentifier } from './countries.js';
 
 export const EUROPEAN_UNION = [
   'AT', 'BE', 'BG', 'CY', 'CZ', 'DE', 'DK', 'EE', 'ES', 'FI', 'FR', 'GR', 'HR', 'HU',
@@ -22,16 +21,15 @@ export const EUROPEAN_UNION = [
 ] as const;
 const EEA_EFTA = ['IS', 'LI', 'NO'] as const;
 
-type GroupRecord = { data_type: 'CountryGroup'; identifier: string; name: string; countries: number[] };
+/** `countries`: identifiers of the countries (`country_fr`). */
+type GroupRecord = { data_type: 'CountryGroup'; identifier: string; name: string; countries: string[] };
 
 const data = countries as Record<string, { currency: string[]; continent: string } | undefined>;
 
-export default async function countryGroupRecords(): Promise<GroupRecord[]> {
+export default function countryGroupRecords(): GroupRecord[] {
   const seeded = countryCodes();
-  // Ids rather than identifiers: the loader would look each of ~330 links up one at a time.
-  const { ids } = await syncCountries();
   const group = (identifier: string, name: string, codes: readonly string[]): GroupRecord => ({
-    data_type: 'CountryGroup', identifier, name, countries: [...codes].sort().map((code) => ids.get(countryIdentifier(code))!),
+    data_type: 'CountryGroup', identifier, name, countries: [...codes].sort().map(countryIdentifier),
   });
   return [
     group('country_group_eu', 'European Union', EUROPEAN_UNION),

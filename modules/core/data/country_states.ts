@@ -21,26 +21,24 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { CountryState } from '../models/country.js';
-import { countryIdentifier, linkId, syncCountries } from './countries.js';
-
-const MODULE = 'core';
+import { countryIdentifier } from './countries.js';
 
 /** `[code, name, type]` of a top-level entry, `[code, name, type, parent]` otherwise (parent: a full code). */
 export type IsoSubdivision = [code: string, name: string, type: string, parent?: string];
 
 const SNAPSHOT = fileURLToPath(new URL('./iso_3166_2.json', import.meta.url));
 
-interface SeedState {
+type StateRecord = {
+  data_type: 'CountryState';
   identifier: string;
   name: string;
   code: string;
-  /** Identifier of the Country, unqualified (`country_fr`). */
+  /** Identifier of the Country (`country_fr`). */
   country: string;
-}
+};
 
 let snapshot: IsoSubdivision[] | undefined;
-let generated: SeedState[] | undefined;
+let generated: StateRecord[] | undefined;
 
 /** Every ISO 3166-2 entry of the snapshot, the hierarchy included. */
 export function isoSubdivisions(): IsoSubdivision[] {
@@ -57,39 +55,15 @@ export function stateIdentifier(code: string): string {
   return `state_${code.toLowerCase().replace(/-/g, '_')}`;
 }
 
-export function seedStates(): SeedState[] {
+export default function countryStateRecords(): StateRecord[] {
   generated ??= firstLevelSubdivisions().map(([code, name]) => ({
+    data_type: 'CountryState',
     identifier: stateIdentifier(code),
     name: name.replace(/\s*\[[^\]]*\]\s*$/, ''),
     code,
     country: countryIdentifier(code.slice(0, 2)),
   }));
   return generated;
-}
-
-/**
- * Upserts the states in bulk, as `countries.ts` does the countries and for the same reason (install
- * time): by identifier, the missing ones created a thousand per INSERT, the ones that differ from
- * the seed written. Returns no record for the loader.
- */
-export default async function countryStateRecords(): Promise<never[]> {
-  const { ids: countryIds } = await syncCountries();
-  const seed = seedStates();
-  const rows = await CountryState.query({ identifier__startswith: `${MODULE}.state_` }).read(['identifier', 'name', 'code', 'country']);
-  const existing = new Map(rows.map((r) => [String(r.identifier).slice(MODULE.length + 1), r]));
-  const vals = (s: SeedState) => ({ name: s.name, code: s.code, country: countryIds.get(s.country) ?? null });
-  const missing = seed.filter((s) => !existing.has(s.identifier));
-  for (let i = 0; i < missing.length; i += 1000) {
-    await CountryState.create_many(missing.slice(i, i + 1000).map((s) => ({ identifier: `${MODULE}.${s.identifier}`, ...vals(s) })));
-  }
-  for (const s of seed) {
-    const row = existing.get(s.identifier);
-    if (!row) continue;
-    const want = vals(s);
-    const changed = Object.fromEntries(Object.entries(want).filter(([k, v]) => (k === 'country' ? linkId(row[k]) : row[k]) !== v));
-    if (Object.keys(changed).length) await (await CountryState.browse([row.id as number]))[0]!.write(changed);
-  }
-  return [];
 }
 
 /** Writes the snapshot from iso-codes' `iso_3166-2.json` (parents there are bare or full codes). */
