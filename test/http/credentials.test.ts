@@ -141,10 +141,13 @@ describe('credentials', () => {
     expect((await request('POST', '/api/query/Contact', `Bearer ${key}`, {})).statusCode).toBe(200);
   });
 
-  it('revoked_at is readonly: an update body cannot set it', async () => {
+  it('revoked_at, expires_at and service_account are readonly: an update body cannot set them', async () => {
     const { key, apiKeyId } = await newKey();
-    const res = await request('PUT', `/api/update/ApiKey/${apiKeyId}`, `Bearer ${key}`, { revoked_at: new Date().toISOString() });
+    const past = new Date(Date.now() - 3600_000).toISOString();
+    const res = await request('PUT', `/api/update/ApiKey/${apiKeyId}`, `Bearer ${key}`, { revoked_at: past, expires_at: past, service_account: null, name: 'renamed' });
     expect(res.statusCode, res.body).toBe(200);
+    const [row] = await t.run(() => ApiKey.query({ id: apiKeyId }).read(['name', 'expires_at', 'service_account']));
+    expect(row).toMatchObject({ name: 'renamed', expires_at: null, service_account: expect.objectContaining({ id: expect.any(Number) }) });
     expect((await request('POST', '/api/query/Contact', `Bearer ${key}`, {})).statusCode).toBe(200);
   });
 
