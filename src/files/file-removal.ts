@@ -36,11 +36,6 @@ const CLONES = '.clones/';
 /** A marker whose database does not exist is kept this long (the clone may still be copying). */
 const MARKER_GRACE_MS = 60 * 60 * 1000;
 
-/** Holds the shared lock of `key` until the current transaction ends (uploads). */
-export async function lockKeyShared(trx: Kysely<any>, key: string): Promise<void> {
-  await sql`SELECT pg_advisory_xact_lock_shared(${LOCK_SPACE}::int, hashtext(${key}))`.execute(trx);
-}
-
 /** Queues `keys` in the current transaction for removal once it commits (rows just deleted). */
 export async function queueRemoval(trx: Kysely<any>, keys: readonly string[]): Promise<void> {
   if (!keys.length) return;

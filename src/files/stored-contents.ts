@@ -30,15 +30,22 @@ export async function storeContents(contents: readonly unknown[]): Promise<Store
   await sql`SELECT pg_advisory_xact_lock_shared(${LOCK_SPACE}::int, hashtext(k)) FROM unnest(${keys}::text[]) AS k`.execute(env.trx);
   const unique = [...new Map(decoded.map((d) => [d.stored.filepath, d])).values()];
   let fresh = false;
-  for (let i = 0; i < unique.length; i += CONCURRENT_WRITES) {
+  let failure: unknown;
+  for (let i = 0; i < unique.length && failure === undefined; i += CONCURRENT_WRITES) {
     const batch = unique.slice(i, i + CONCURRENT_WRITES);
-    const written = await Promise.all(batch.map((d) => store.put(d.stored.filepath, d.bytes)));
+    const written = await Promise.allSettled(batch.map((d) => store.put(d.stored.filepath, d.bytes)));
+    // Every write that landed is handed to the sweep, also when another one failed: the
+    // transaction is about to roll back, and those bytes must not stay behind.
     batch.forEach((d, j) => {
-      if (!written[j]) return;
-      noteFreshKey(env.db.name, d.stored.filepath);
-      fresh = true;
+      const outcome = written[j]!;
+      if (outcome.status === 'rejected') failure ??= outcome.reason;
+      else if (outcome.value) {
+        noteFreshKey(env.db.name, d.stored.filepath);
+        fresh = true;
+      }
     });
   }
   if (fresh) sweepSoon(env.db);
+  if (failure !== undefined) throw failure;
   return decoded.map((d) => d.stored);
 }

@@ -20,6 +20,8 @@ import { configureFiles } from '../../src/files/filestore-config.js';
 import { LocalFileStore } from '../../src/files/local-filestore.js';
 import { InsufficientStorage } from '../../src/files/filestore-errors.js';
 import { storageKey } from '../../src/files/content-address.js';
+import { storeContents } from '../../src/files/stored-contents.js';
+import { sweep } from '../../src/files/file-removal.js';
 import { adminAccessYaml, writeProbeModule } from '../support/probe-module.js';
 import { testDatabase, type TestDatabase } from '../support/test-database.js';
 
@@ -196,6 +198,19 @@ describe.skipIf(UNAVAILABLE !== null)(`uploads to a full local disk${UNAVAILABLE
     const err = await store.put(key, bytes).then(() => null, (e: unknown) => e);
     expect(err).toBeInstanceOf(InsufficientStorage);
     expect(await store.stat(key)).toBeNull();
+    expect(await snapshot()).toEqual(before.files);
+    expect(await free()).toBe(before.free);
+  });
+
+  it('many files at once (data files): when one does not fit, the ones written go with the rollback', async () => {
+    const before = { files: await snapshot(), free: await free() };
+    const small = randomBytes(2 * 1024);
+    const big = randomBytes(before.free + 32 * 1024);
+    const err = await t.failure(() => storeContents([b64(small), b64(big)]));
+    expect(err).toBeInstanceOf(InsufficientStorage);
+    // The small file landed before the failure; the sweep removes it, as no committed row uses it.
+    await sweep(await t.platform.database(t.name));
+    expect(await store.stat(storageKey(t.name, sha(small)))).toBeNull();
     expect(await snapshot()).toEqual(before.files);
     expect(await free()).toBe(before.free);
   });
