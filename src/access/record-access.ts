@@ -53,7 +53,7 @@ export function companyCondition(meta: ModelMeta, alias: string, access: AccessP
 /** Whether some rule or company isolation restricts `perm` on `meta` (no SQL built). */
 export function isRestricted(meta: ModelMeta, perm: Permission, access: AccessProfile | null = activeAccess()): boolean {
   if (!access) return false;
-  return companyField(meta) !== null || hasRules(meta, perm, access);
+  return companyField(meta) !== null || hasRules(meta, perm, access) || (perm === 'read' && meta.ownedBy !== null);
 }
 
 /**
@@ -81,7 +81,36 @@ export function accessCondition(meta: ModelMeta, perm: Permission, scope: QueryS
   if (groupRules.length) parts.push(sql`(${sql.join(groupRules, sql` OR `)})`);
   const company = companyCondition(meta, scope.alias, access);
   if (company) parts.push(company);
+  if (perm === 'read' && meta.ownedBy) parts.push(ownerCondition(meta, scope, access));
   return parts.length ? sql.join(parts, sql` AND `) : null;
+}
+
+/**
+ * For a model `_owned_by` another record (attachments): the row has no owner, or the principal
+ * may read its owner. Owners of models it may read without restriction are a list of model names;
+ * owners of restricted models (rules, company) each an EXISTS under that model's own condition;
+ * models it may not read, and owned models themselves, are left out (their rows are hidden).
+ */
+function ownerCondition(meta: ModelMeta, scope: QueryScope, access: AccessProfile): Sql {
+  const { model, record } = meta.ownedBy!;
+  const ownerModel = sql.id(scope.alias, meta.fields.get(model)!.column!);
+  const ownerId = sql.id(scope.alias, meta.fields.get(record)!.column!);
+  const open: string[] = [];
+  const either: Sql[] = [sql`${ownerModel} IS NULL`, sql`${ownerId} IS NULL`];
+  for (const owner of meta.registry.models.values()) {
+    if (owner.ownedBy || !access.rights.get(owner.name)?.has('read')) continue;
+    if (!isRestricted(owner, 'read', access)) {
+      open.push(owner.name);
+      continue;
+    }
+    const inner = scope.child(owner);
+    inner.access = null;
+    const allowed = accessCondition(owner, 'read', inner, access)!;
+    either.push(sql`(${ownerModel} = ${owner.name} AND EXISTS (SELECT 1 FROM ${inner.from()}
+      WHERE ${sql.id(inner.alias, 'id')} = ${ownerId} AND ${allowed}))`);
+  }
+  if (open.length) either.push(sql`${ownerModel} = ANY(${open}::text[])`);
+  return sql`(${sql.join(either, sql` OR `)})`;
 }
 
 /** Throws `AccessError` when a written `company` value is not one of the allowed companies. */

@@ -3,7 +3,7 @@
  * table, bound fields, default order and declarations. Built by `registry.ts`, read everywhere.
  */
 import type { Field } from './fields/field.js';
-import type { ModelClass, UniqueWhen } from './model.js';
+import type { ModelClass, OwnedBy, UniqueWhen } from './model.js';
 import type { Registry } from './registry.js';
 
 export interface ModelMeta {
@@ -25,6 +25,8 @@ export interface ModelMeta {
   readonly apiMethods: ReadonlySet<string>;
   /** Fields matched by `name_search` terms. */
   readonly nameSearchFields: readonly string[];
+  /** `_owned_by`: the fields naming each record's owner, whose readability the record's follows. */
+  readonly ownedBy: OwnedBy | null;
   /** The module that declared the model. */
   readonly module: string;
   /** The composed class of this database. */

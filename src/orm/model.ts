@@ -36,6 +36,14 @@ export interface UniqueWhen {
   readonly message?: string;
 }
 
+/** `Model._owned_by`: the fields naming a record's owner (see there). */
+export interface OwnedBy {
+  /** A stored Char field holding the owner's model name. */
+  readonly model: string;
+  /** A stored Integer field holding the owner's id. */
+  readonly record: string;
+}
+
 /**
  * A change about to be made to records of a model, as `Model._check_change` sees it: a create
  * (the values of each new record, as given), a write (the records and the values given, the same
@@ -69,6 +77,13 @@ export class Model {
   static _api_methods?: string[];
   /** Fields `name_search` matches (defaults to the `_rec_name`). */
   static _name_search_fields?: string[];
+  /**
+   * Records that belong to another record named by two fields, as Odoo's attachments and messages
+   * (`res_model` / `res_id`): `{model: 'model', record: 'record'}`. A record with an owner is
+   * readable only by whoever can read the owner (its right, rules and company); one without owner
+   * follows the model's own rights and rules alone.
+   */
+  static _owned_by?: OwnedBy;
   static fields: Record<string, Field> = {};
   /**
    * A veto over changes, for rules no declaration expresses (`en` cannot be modified). When a

@@ -139,6 +139,7 @@ function composeModel(registry: Registry, name: string, entry: Entry, hasUser: b
     uniqueWhen: finalClass._unique_when ?? [],
     apiMethods: new Set(finalClass._api_methods ?? []),
     nameSearchFields: [] as string[],
+    ownedBy: finalClass._owned_by ?? null,
     module: entry.module,
     cls: finalClass,
     registry,
@@ -267,6 +268,12 @@ function validateDeclarations(meta: ModelMeta): void {
     const when = meta.fields.get(entry.when);
     if (!when?.column || when.type !== 'Boolean') {
       throw new ModuleError(`${meta.name}._unique_when: 'when' must name a stored Boolean field, not '${String(entry.when)}'`);
+    }
+  }
+  if (meta.ownedBy) {
+    const { model, record } = meta.ownedBy;
+    if (meta.fields.get(model)?.type !== 'Char' || !meta.fields.get(model)?.column || meta.fields.get(record)?.type !== 'Integer' || !meta.fields.get(record)?.column) {
+      throw new ModuleError(`${meta.name}._owned_by names '${String(model)}' and '${String(record)}': they must be a stored Char and a stored Integer field`);
     }
   }
   for (const f of meta.fields.values()) {

@@ -370,3 +370,33 @@ describe('changing a file takes the right to change its owning record (Odoo ir.a
     expect(allowed.statusCode, allowed.body).toBe(200);
   });
 });
+
+describe('listing attachments follows their owners too (Model._owned_by)', () => {
+  const listed = async (key: string | undefined, ids: number[]) => {
+    const res = await t.app.inject({
+      method: 'POST', url: '/api/query/Attachment',
+      headers: { 'x-db-name': t.name, 'content-type': 'application/json', authorization: `Bearer ${key ?? t.apiKey}` },
+      payload: JSON.stringify({ filter_str: `Q(id__in=[${ids.join(', ')}])`, fields: ['id'], counter: true }),
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const { count, data } = res.json();
+    expect(data).toHaveLength(count);
+    return data.map((r: { id: number }) => r.id).sort((a: number, b: number) => a - b);
+  };
+  const all = () => [files.open, files.hiddenOwner, files.plain, files.goneOwner, files.unknownModel];
+
+  it('a rule hiding the owner hides its files from queries, counts and fetch; files without owner stay', async () => {
+    expect(await listed(keys.restricted, all())).toEqual([files.open, files.plain].sort((a, b) => a - b));
+    const fetched = await t.app.inject({
+      method: 'POST', url: `/api/fetch/Attachment/${files.hiddenOwner}`,
+      headers: { 'x-db-name': t.name, 'content-type': 'application/json', authorization: `Bearer ${keys.restricted}` },
+      payload: JSON.stringify({ fields: ['name'] }),
+    });
+    expect(fetched.statusCode).toBe(404);
+  });
+
+  it('no right on the owner model: none of its files; an administrator lists every file whose owner model exists', async () => {
+    expect(await listed(keys.user, all())).toEqual([files.plain]);
+    expect(await listed(undefined, all())).toEqual([files.open, files.hiddenOwner, files.plain, files.goneOwner].sort((a, b) => a - b));
+  });
+});

@@ -13,7 +13,8 @@ import { REMOVAL_TABLE } from '../../../src/files/file-removal.js';
  * (`src/files/file-removal.ts`).
  *
  * An attachment with an owner (`model` + `record`) belongs to that record, as Odoo's
- * ir.attachment: reading its bytes takes the right to read the record (`/filestore`), and
+ * ir.attachment: reading it — its row (`_owned_by`) and its bytes (`/filestore`) — takes the
+ * right to read the record, and
  * creating, changing or deleting it takes the right to change the record — the current owner and,
  * when the owner changes, the new one (`_check_change`). Otherwise re-pointing a file at a record
  * one may read, or away from any record, would open another record's file.
@@ -22,6 +23,8 @@ export class Attachment extends Model {
   static override _verbose_name = 'Attachment';
   static override _order_by = ['id DESC'];
   static override _api_methods = ['create_from_file', 'remove_from_attachment'];
+  // Listed, fetched and counted only where the caller may read the owning record (or there is none).
+  static override _owned_by = { model: 'model', record: 'record' };
   static override fields = {
     name: fields.Char({ max_length: 255, required: true }),
     // Set from the stored content only: a client naming a filepath could read another database's files.

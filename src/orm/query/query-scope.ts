@@ -94,7 +94,7 @@ export class QueryScope {
     if (!this.access) return null;
     assertRight(meta, 'read', this.access);
     if (!isRestricted(meta, 'read', this.access)) return null;
-    if (!hasRules(meta, 'read', this.access)) return companyCondition(meta, alias, this.access);
+    if (!hasRules(meta, 'read', this.access) && !meta.ownedBy) return companyCondition(meta, alias, this.access);
     const inner = this.child(meta);
     const allowed = accessCondition(meta, 'read', inner, this.access)!;
     return sql`${sql.id(alias, 'id')} IN (SELECT ${sql.id(inner.alias, 'id')} FROM ${inner.from()} WHERE ${allowed})`;
