@@ -2,7 +2,6 @@
  * The `fieldforge` command line, run as a real process (`node bin/fieldforge.js …`) against the
  * PostgreSQL server. Spawns that do not depend on each other run concurrently to keep the file short.
  */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -17,33 +16,16 @@ import { buildApp } from '../../src/http/app.js';
 import { BUILTIN_MODULES_DIR, ModuleCatalog } from '../../src/modules/module-catalog.js';
 import { Platform } from '../../src/platform/platform.js';
 import { TEST_DATABASE_URL } from '../support/services.js';
+import { runCli, type CliRun } from '../support/cli.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const GRAPH = fileURLToPath(new URL('../fixtures/addons-graph', import.meta.url));
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+type Run = CliRun;
 
 let dataDir: string;
 
 function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  const { FF_ADDONS_PATH: _ignored, ...inherited } = process.env;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['bin/fieldforge.js', ...args], {
-      cwd: ROOT,
-      env: { ...inherited, DATABASE_URL: TEST_DATABASE_URL, FF_DATA_DIR: dataDir, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runCli(args, { FF_DATA_DIR: dataDir, ...env });
 }
 
 const id = randomBytes(4).toString('hex');

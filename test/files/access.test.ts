@@ -14,9 +14,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// @ts-expect-error s3rver ships no types
-import S3rver from 's3rver';
-import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { currentEnv } from '../../src/orm/env.js';
 import { configureFiles, filestoreFromUrl } from '../../src/files/filestore-config.js';
 import { LocalFileStore } from '../../src/files/local-filestore.js';
@@ -25,6 +22,7 @@ import { signedFileUrl } from '../../src/files/signed-url.js';
 import { createServiceAccountKey } from '../../src/auth/api-keys.js';
 import { cloneDatabase, dropDatabase } from '../../src/platform/database-lifecycle.js';
 import { adminAccessYaml, writeProbeModule } from '../support/probe-module.js';
+import { startTestBucket, type TestBucket } from '../support/s3-bucket.js';
 import { testDatabase, type TestDatabase } from '../support/test-database.js';
 
 const PROBE = `
@@ -37,7 +35,7 @@ const HIDDEN = 'Hidden';
 const BAD_LINK = /invalid or has expired/;
 
 let tmp: string;
-let s3: any;
+let bucket: TestBucket;
 let s3store: S3FileStore;
 let local: LocalFileStore;
 let t: TestDatabase;
@@ -70,13 +68,8 @@ const b64 = (s: string | Buffer) => Buffer.from(s).toString('base64');
 
 beforeAll(async () => {
   tmp = await mkdtemp(join(tmpdir(), 'ff-file-access-'));
-  s3 = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: join(tmp, 's3') });
-  const { port } = await s3.run();
-  s3store = new S3FileStore('ff-access', '', {
-    endpoint: `http://127.0.0.1:${port}`, region: 'us-east-1', forcePathStyle: true,
-    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-  });
-  await s3store.client.send(new CreateBucketCommand({ Bucket: 'ff-access' }));
+  bucket = await startTestBucket(tmp, 'ff-access');
+  s3store = bucket.store;
   local = new LocalFileStore(join(tmp, 'disk'));
   const root = join(tmp, 'modules');
   await writeProbeModule(root, 'file_access', { 'models/index.ts': PROBE, 'security/access.yaml': adminAccessYaml(['FileOwner']) });
@@ -117,7 +110,7 @@ beforeAll(async () => {
 afterAll(async () => {
   if (clone) await dropDatabase(t.platform, clone).catch(() => {});
   await t?.close();
-  await new Promise((r) => s3?.close(r));
+  await bucket?.close();
   await rm(tmp, { recursive: true, force: true });
 });
 

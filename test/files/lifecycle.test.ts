@@ -4,12 +4,10 @@
  * through the API, and a clone made by the platform's own clone function keeping the bytes its
  * source deleted.
  */
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configureFiles } from '../../src/files/filestore-config.js';
@@ -18,10 +16,9 @@ import { storageKey } from '../../src/files/content-address.js';
 import { queueRemoval, REMOVAL_TABLE, sweep } from '../../src/files/file-removal.js';
 import { signedFileUrl } from '../../src/files/signed-url.js';
 import { cloneDatabase, dropDatabase } from '../../src/platform/database-lifecycle.js';
-import { TEST_DATABASE_URL } from '../support/services.js';
+import { runCli } from '../support/cli.js';
 import { testDatabase, type TestDatabase } from '../support/test-database.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 let tmp: string;
 let local: LocalFileStore;
@@ -55,21 +52,8 @@ async function fileFields(id: number): Promise<{ checksum: string; filepath: str
   return res.json();
 }
 
-function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const { FF_ADDONS_PATH: _ignored, ...inherited } = process.env;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['bin/fieldforge.js', ...args], {
-      cwd: ROOT,
-      env: { ...inherited, DATABASE_URL: TEST_DATABASE_URL, FF_DATA_DIR: join(tmp, 'data'), FF_FILESTORE: `file:${join(tmp, 'disk')}`, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function cli(args: string[], env: Record<string, string> = {}) {
+  return runCli(args, { FF_DATA_DIR: join(tmp, 'data'), FF_FILESTORE: `file:${join(tmp, 'disk')}`, ...env });
 }
 
 beforeAll(async () => {

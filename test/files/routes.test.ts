@@ -8,9 +8,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// @ts-expect-error s3rver ships no types
-import S3rver from 's3rver';
-import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { currentEnv } from '../../src/orm/env.js';
 import { configureFiles } from '../../src/files/filestore-config.js';
 import { LocalFileStore } from '../../src/files/local-filestore.js';
@@ -18,6 +15,7 @@ import { S3FileStore } from '../../src/files/s3-filestore.js';
 import { signedFileUrl } from '../../src/files/signed-url.js';
 import { createServiceAccountKey } from '../../src/auth/api-keys.js';
 import { adminAccessYaml, writeProbeModule } from '../support/probe-module.js';
+import { startTestBucket, type TestBucket } from '../support/s3-bucket.js';
 import { testDatabase, type TestDatabase } from '../support/test-database.js';
 
 const PROBE = `
@@ -28,7 +26,7 @@ export class FileOwner extends Model {
 `;
 
 let tmp: string;
-let s3: any;
+let bucket: TestBucket;
 let s3store: S3FileStore;
 let local: LocalFileStore;
 let t: TestDatabase;
@@ -38,13 +36,8 @@ const CONTENT = Buffer.from(Array.from({ length: 5000 }, (_, i) => i % 251));
 
 beforeAll(async () => {
   tmp = await mkdtemp(join(tmpdir(), 'ff-file-routes-'));
-  s3 = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: join(tmp, 's3') });
-  const { port } = await s3.run();
-  s3store = new S3FileStore('ff-routes', '', {
-    endpoint: `http://127.0.0.1:${port}`, region: 'us-east-1', forcePathStyle: true,
-    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-  });
-  await s3store.client.send(new CreateBucketCommand({ Bucket: 'ff-routes' }));
+  bucket = await startTestBucket(tmp, 'ff-routes');
+  s3store = bucket.store;
   local = new LocalFileStore(join(tmp, 'disk'));
   const root = join(tmp, 'modules');
   await writeProbeModule(root, 'file_owner', { 'models/index.ts': PROBE, 'security/access.yaml': adminAccessYaml(['FileOwner']) });
@@ -56,7 +49,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await t?.close();
-  await new Promise((r) => s3?.close(r));
+  await bucket?.close();
   await rm(tmp, { recursive: true, force: true });
 });
 

@@ -10,9 +10,6 @@ import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// @ts-expect-error s3rver ships no types
-import S3rver from 's3rver';
-import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { currentEnv, withEnv } from '../../src/orm/env.js';
 import { configureFiles, filesConfig } from '../../src/files/filestore-config.js';
 import { LocalFileStore } from '../../src/files/local-filestore.js';
@@ -21,6 +18,7 @@ import type { FileStore } from '../../src/files/filestore.js';
 import { recordClone, sweep } from '../../src/files/file-removal.js';
 import { decodeBase64 } from '../../src/files/base64-content.js';
 import { adminAccessYaml, writeProbeModule } from '../support/probe-module.js';
+import { s3Options, startTestBucket, type TestBucket } from '../support/s3-bucket.js';
 import { testDatabase, type TestDatabase } from '../support/test-database.js';
 import type { Rec } from '../support/orm.js';
 
@@ -32,8 +30,7 @@ export class FileProbe extends Model {
 `;
 
 let tmp: string;
-let s3: any;
-let endpoint: string;
+let bucket: TestBucket;
 let t: TestDatabase;
 const stores: Record<string, FileStore> = {};
 
@@ -42,15 +39,9 @@ const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 
 beforeAll(async () => {
   tmp = await mkdtemp(join(tmpdir(), 'ff-files-'));
-  s3 = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: join(tmp, 's3') });
-  const { port } = await s3.run();
-  endpoint = `http://127.0.0.1:${port}`;
-  const s3store = new S3FileStore('ff-test', 'tenant-files', {
-    endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-  });
-  await s3store.client.send(new CreateBucketCommand({ Bucket: 'ff-test' }));
+  bucket = await startTestBucket(tmp, 'ff-test', 'tenant-files');
   stores.local = new LocalFileStore(join(tmp, 'disk'));
-  stores.s3 = s3store;
+  stores.s3 = bucket.store;
 
   const root = join(tmp, 'modules');
   await writeProbeModule(root, 'file_probe', { 'models/index.ts': PROBE, 'security/access.yaml': adminAccessYaml(['FileProbe']) });
@@ -60,7 +51,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await t?.close();
-  await new Promise((r) => s3?.close(r));
+  await bucket?.close();
   await rm(tmp, { recursive: true, force: true });
 });
 
@@ -273,10 +264,7 @@ describe.each(['local', 's3'])('attachments on %s storage', (kind) => {
 describe('storage failures', () => {
   it('a failing bucket answers a clear error and creates no row', async () => {
     configureFiles({
-      store: new S3FileStore('no-such-bucket', '', {
-        endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-        maxAttempts: 1,
-      }),
+      store: new S3FileStore('no-such-bucket', '', { ...s3Options(bucket.endpoint), maxAttempts: 1 }),
       uploadLimit: 1024,
     });
     const before = await t.run(() => Attachment().query().count());
