@@ -42,7 +42,7 @@ export class SaleOrder extends Model {
     company: fields.ManyToOne('Company', { on_delete: 'RESTRICT', default: () => currentEnv().companyId }),
     // The company's currency unless another is chosen (a foreign-currency order).
     currency: fields.ManyToOne('Currency', {
-      calculate: 'calc_currency', store: true, editable: true, depends: ['company'], visible_setting: MULTI_CURRENCY,
+      calculate: 'calc_company_currency', store: true, editable: true, depends: ['company'], visible_setting: MULTI_CURRENCY,
     }),
     stage: fields.ManyToOne('SaleStage', { related_name: 'orders', on_delete: 'RESTRICT', default: firstStage }),
     tags: fields.ManyToMany('SaleTag', { related_name: 'orders' }),
@@ -88,10 +88,7 @@ export class SaleOrder extends Model {
     return `S${String(this.id).padStart(5, '0')}`;
   }
 
-  async calc_currency(): Promise<number | null> {
-    return (await (await this.company)?.currency)?.id ?? null;
-  }
-
+  /** The company's currency: `company_currency` always, `currency` until another is chosen. */
   async calc_company_currency(): Promise<number | null> {
     return (await (await this.company)?.currency)?.id ?? null;
   }
