@@ -25,7 +25,18 @@ export interface Settings {
   filestore: string;
   /** Largest accepted file upload (decoded bytes); larger → 413. */
   uploadLimit: number;
+  /** Longest one SQL statement of a request may run, milliseconds (`FF_STATEMENT_TIMEOUT`, seconds; 0 = no limit). */
+  statementTimeoutMs: number;
+  /** Longest one statement of a request may wait for a lock, milliseconds (`FF_LOCK_TIMEOUT`, seconds; 0 = no limit). */
+  lockTimeoutMs: number;
+  /** Log level of the server (`FF_LOG_LEVEL`: fatal, error, warn, info, debug, trace, silent). */
+  logLevel: LogLevel;
+  /** `json` (one object per line, for log collectors) or `pretty` (for people) — `FF_LOG_FORMAT`. */
+  logFormat: 'json' | 'pretty';
 }
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const port = Number(env.PORT ?? 8000);
@@ -45,7 +56,26 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     sessionHours: positiveNumber('FF_SESSION_HOURS', env.FF_SESSION_HOURS, 8),
     filestore: env.FF_FILESTORE || `file:${resolve(env.FF_DATA_DIR || './data', 'filestore')}`,
     uploadLimit: positiveNumber('FF_UPLOAD_LIMIT', env.FF_UPLOAD_LIMIT, 25 * 1024 * 1024),
+    statementTimeoutMs: seconds('FF_STATEMENT_TIMEOUT', env.FF_STATEMENT_TIMEOUT, 30),
+    lockTimeoutMs: seconds('FF_LOCK_TIMEOUT', env.FF_LOCK_TIMEOUT, 10),
+    logLevel: oneOf('FF_LOG_LEVEL', env.FF_LOG_LEVEL, LOG_LEVELS, 'info'),
+    logFormat: oneOf('FF_LOG_FORMAT', env.FF_LOG_FORMAT, ['json', 'pretty'] as const, 'json'),
   };
+}
+
+/** A duration given in seconds (decimals allowed, 0 = no limit), as whole milliseconds. */
+function seconds(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw === '') return fallback * 1000;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a number of seconds (0 = no limit), got '${raw}'`);
+  return Math.round(value * 1000);
+}
+
+function oneOf<T extends string>(name: string, raw: string | undefined, allowed: readonly T[], fallback: T): T {
+  if (raw === undefined || raw === '') return fallback;
+  const value = raw.trim().toLowerCase();
+  if (!(allowed as readonly string[]).includes(value)) throw new Error(`${name} must be one of ${allowed.join(', ')}, got '${raw}'`);
+  return value as T;
 }
 
 function positiveNumber(name: string, raw: string | undefined, fallback: number): number {
