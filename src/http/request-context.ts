@@ -23,6 +23,7 @@ import type { TenantDatabase } from '../db/engine.js';
 import { AccessError, AuthenticationError, DatabaseBusy } from '../errors.js';
 import { makeEnv, runInEnv, transaction, type TransactionOptions } from '../orm/env.js';
 import { settleGuard } from '../orm/execute-sql.js';
+import { flushAssignments } from '../orm/flush-assignments.js';
 import type { Registry } from '../orm/registry.js';
 import type { Platform } from '../platform/platform.js';
 import type { DatabaseSelector } from './database-selection.js';
@@ -148,7 +149,11 @@ export function unitOfWork<T>(req: FastifyRequest, fn: () => Promise<T>): Promis
  * trips and buy no consistency. Nothing may be written here.
  */
 export function readOnlyWork<T>(req: FastifyRequest, fn: () => Promise<T>): Promise<T> {
-  return confirmed(req, (ctx) => runInEnv(makeEnv(ctx.db, ctx.registry, ctx.db.kysely, envOptions(ctx)), fn));
+  return confirmed(req, (ctx) => runInEnv(makeEnv(ctx.db, ctx.registry, ctx.db.kysely, envOptions(ctx)), async () => {
+    const value = await fn();
+    await flushAssignments(); // a field model code assigned while computing is not lost
+    return value;
+  }));
 }
 
 /**

@@ -9,6 +9,8 @@ import type { Kysely } from 'kysely';
 import type { AccessProfile } from '../access/access-profile.js';
 import type { RequestGuard } from '../auth/request-guard.js';
 import type { TenantDatabase } from '../db/engine.js';
+import { flushAssignments } from './flush-assignments.js';
+import { PendingWrites } from './pending-writes.js';
 import type { Registry } from './registry.js';
 
 export interface Env {
@@ -29,6 +31,8 @@ export interface Env {
   readonly afterCommit: (() => unknown)[];
   /** A remembered credential the database has yet to confirm (`request-guard.ts`); none otherwise. */
   readonly guard: RequestGuard | null;
+  /** Field values assigned in model code, written before the next statement and before commit. */
+  readonly pendingWrites: PendingWrites;
 }
 
 const storage = new AsyncLocalStorage<Env>();
@@ -72,6 +76,7 @@ export function makeEnv(
     access: options.access ?? null,
     afterCommit,
     guard: options.guard ?? null,
+    pendingWrites: new PendingWrites(),
   };
 }
 
@@ -97,7 +102,11 @@ export async function transaction<T>(
   fn: () => Promise<T>,
 ): Promise<T> {
   const afterCommit: (() => unknown)[] = [];
-  const result = await db.kysely.transaction().execute((trx) => runInEnv(makeEnv(db, registry, trx, options, afterCommit), fn));
+  const result = await db.kysely.transaction().execute((trx) => runInEnv(makeEnv(db, registry, trx, options, afterCommit), async () => {
+    const value = await fn();
+    await flushAssignments(); // fields assigned after the last statement are written before the commit
+    return value;
+  }));
   for (const job of afterCommit) {
     try {
       await job();

@@ -9,10 +9,12 @@ import { sql, type RawBuilder } from 'kysely';
 import { GUARD_SQLSTATE, StaleCredential } from '../auth/request-guard.js';
 import { ValidationError } from '../errors.js';
 import { currentEnv, type Env } from './env.js';
+import { flushAssignments } from './flush-assignments.js';
 import type { Registry } from './registry.js';
 
 export async function runSql<R = Record<string, unknown>>(query: RawBuilder<R>): Promise<R[]> {
   const env = currentEnv();
+  if (env.pendingWrites.size) await flushAssignments(env);
   if (env.guard?.pending) await settleGuard(env);
   return execute(env, query);
 }
@@ -30,6 +32,8 @@ export async function runGuarded<R extends Record<string, unknown>>(
   build: (guardColumn: RawBuilder<unknown> | null) => RawBuilder<unknown>,
 ): Promise<R[]> {
   const env = currentEnv();
+  // Fields assigned in model code are written before any statement reads or writes (flush).
+  if (env.pendingWrites.size) await flushAssignments(env);
   const guard = env.guard;
   if (!guard?.pending) return execute(env, build(null) as RawBuilder<R>);
   const rows = await execute(env, build(sql`(SELECT ${guard.call()}) AS "__guard"`) as RawBuilder<R & { __guard?: boolean }>, true);

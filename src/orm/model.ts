@@ -127,6 +127,29 @@ export class Model {
     return filter === undefined ? qs : qs.filter(filter);
   }
 
+  /**
+   * A draft record: `vals` assigned in memory (checked as any assignment), nothing written, `id`
+   * null — what a form being edited holds before it is saved. Computed fields read from it, and
+   * fields assigned on it only change it.
+   */
+  static new<T extends Model>(this: abstract new (...a: any[]) => T, vals: Record<string, unknown> = {}): T {
+    const meta = (this as unknown as ModelClass).meta();
+    const batch = new RecordBatch(meta);
+    const row: Record<string, unknown> = { id: null };
+    for (const f of meta.fields.values()) {
+      if (f.column) row[f.name] = null;
+      // A record not saved yet has no lines and no links.
+      else if (f instanceof OneToManyField || f instanceof ManyToManyField) batch.preload(f, new Map());
+    }
+    const record = new meta.cls(row, batch) as T;
+    batch.records.push(record);
+    for (const [name, value] of Object.entries(vals)) {
+      if (!meta.fields.has(name)) throw new TypeError(`${meta.name} has no field '${name.slice(0, 60)}'`);
+      (record as unknown as Record<string, unknown>)[name] = value;
+    }
+    return record;
+  }
+
   /** Loads records by id, in the order given; unknown ids are left out. */
   static async browse<T extends Model>(this: abstract new (...a: any[]) => T, ids: readonly number[]): Promise<T[]> {
     const meta = (this as unknown as ModelClass).meta();
@@ -208,3 +231,19 @@ export class Model {
     return { id: this.id, display_name: this.display_name };
   }
 }
+
+/**
+ * Assigning a name that is no field of the record (`task.prority = '2'`) must not pass silently as
+ * a plain property nobody writes: the assignment reaches this trap at the end of the prototype
+ * chain (fields are accessors on the composed class, found before it) and throws a `TypeError`
+ * naming the model and the name. Properties of model code's own start with `_` and are kept.
+ */
+Object.setPrototypeOf(Model.prototype, new Proxy(Object.prototype, {
+  set(_target, name, value, receiver: object) {
+    if (typeof name === 'symbol' || name.startsWith('_')) {
+      return Reflect.defineProperty(receiver, name, { value, writable: true, enumerable: true, configurable: true });
+    }
+    const model = (receiver.constructor as Partial<ModelClass>)?.modelName?.() ?? 'The record';
+    throw new TypeError(`${model} has no field '${name.slice(0, 60)}' to assign (a property of your own must start with '_')`);
+  },
+}));

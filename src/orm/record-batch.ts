@@ -17,6 +17,8 @@ export class RecordBatch {
   readonly records: Model[] = [];
   private readonly loaded = new Map<string, Promise<Map<number, unknown>>>();
   private readonly memo = new Map<string, Promise<unknown>>();
+  /** To-many values assigned to draft records (`Model.new`), which have no rows to load them from. */
+  private readonly draftLists = new Map<Model, Map<string, Promise<Model[]>>>();
 
   constructor(readonly meta: ModelMeta) {}
 
@@ -70,8 +72,36 @@ export class RecordBatch {
     this.loaded.set(field.name, Promise.resolve(values));
   }
 
+  /**
+   * A relational field was assigned on `record`: what was loaded for it no longer holds (the next
+   * read loads it again, after the assignment is written). A draft keeps a to-many value itself:
+   * ids and records as records, line values as draft lines.
+   */
+  assigned(field: Field, record: Model, value: unknown): void {
+    this.loaded.delete(field.name);
+    const isDraft = record._values.id === null || record._values.id === undefined;
+    if (!isDraft || !(field instanceof OneToManyField || field instanceof ManyToManyField)) return;
+    const items = Array.isArray(value) ? value : [];
+    const target = field.target;
+    const list = (async () => {
+      const ids = items.filter((v): v is number => typeof v === 'number');
+      const byId = new Map((await RecordBatch.load(target, ids)).map((r) => [r.id, r]));
+      return items.flatMap((v): Model[] => {
+        if (v instanceof target.cls) return [v as Model];
+        if (typeof v === 'number') return byId.has(v) ? [byId.get(v)!] : [];
+        if (v && typeof v === 'object' && !Array.isArray(v)) return [target.cls.new(v as Record<string, unknown>)];
+        return [];
+      });
+    })();
+    list.catch(() => undefined); // surfaces when read
+    const lists = this.draftLists.get(record) ?? this.draftLists.set(record, new Map()).get(record)!;
+    lists.set(field.name, list);
+  }
+
   /** The value of a relational field for `record`, loading it for the whole batch once. */
   async relation(field: Field, record: Model): Promise<unknown> {
+    const draftList = this.draftLists.get(record)?.get(field.name);
+    if (draftList) return draftList;
     let pending = this.loaded.get(field.name);
     if (!pending) {
       pending = this.loadRelation(field);

@@ -83,6 +83,6 @@ export async function precompute(meta: ModelMeta, sortedList: SortedValues[], fi
 }
 
 /** A column value as written, in the form the driver returns it when read (Json is sent as text). */
-function asLoaded(field: Field, value: unknown): unknown {
+export function asLoaded(field: Field, value: unknown): unknown {
   return field.type === 'Json' && typeof value === 'string' ? JSON.parse(value) : value;
 }

@@ -1,0 +1,29 @@
+/**
+ * Writes the field values model code assigned (`pending-writes.ts`) through the ordinary write
+ * path, in the environment each assignment was made in, and refreshes the assigned records with
+ * what the write stored (recomputed fields included). Called before every statement of a unit of
+ * work (`execute-sql.ts`), before its commit (`env.ts`) and at the end of read-only work.
+ */
+import { currentEnv, runInEnv, type Env } from './env.js';
+import type { Model } from './model.js';
+import type { ModelMeta } from './model-meta.js';
+import { RecordBatch } from './record-batch.js';
+import { writeRecords } from './write/write-records.js';
+
+export async function flushAssignments(env: Env = currentEnv()): Promise<void> {
+  if (!env.pendingWrites.size) return;
+  await env.pendingWrites.flush(
+    (meta, ids, vals, at) => runInEnv(at, () => writeRecords(meta, ids, vals)),
+    (meta, records, at) => runInEnv(at, () => refresh(meta, records)),
+  );
+}
+
+/** Re-reads the records' columns in one query (as the platform: the writer may not read them back). */
+async function refresh(meta: ModelMeta, records: readonly Model[]): Promise<void> {
+  const fresh = await runInEnv({ ...currentEnv(), su: true }, () => RecordBatch.load(meta, records.map((r) => r.id)));
+  const byId = new Map(fresh.map((r) => [r.id, r._values]));
+  for (const record of records) {
+    const values = byId.get(record.id);
+    if (values) record._values = values;
+  }
+}
