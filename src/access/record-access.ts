@@ -8,7 +8,8 @@
 import { sql, type RawBuilder } from 'kysely';
 import { AccessError } from '../errors.js';
 import { currentEnv } from '../orm/env.js';
-import { ManyToOneField } from '../orm/fields/relational-fields.js';
+import type { Field } from '../orm/fields/field.js';
+import { ManyToManyField, ManyToOneField } from '../orm/fields/relational-fields.js';
 import type { ModelMeta } from '../orm/model-meta.js';
 import { compileFilter } from '../orm/query/compile-filter.js';
 import type { QueryScope } from '../orm/query/query-scope.js';
@@ -113,13 +114,33 @@ function ownerCondition(meta: ModelMeta, scope: QueryScope, access: AccessProfil
   return sql`(${sql.join(either, sql` OR `)})`;
 }
 
-/** Throws `AccessError` when a written `company` value is not one of the allowed companies. */
-export function assertCompanyValue(meta: ModelMeta, values: ReadonlyMap<unknown, unknown> | Record<string, unknown>, access: AccessProfile | null = activeAccess()): void {
+/** Fields whose values are companies — ManyToOne or ManyToMany to `Company` — on any model. */
+export function companyValuedFields(meta: ModelMeta): (ManyToOneField | ManyToManyField)[] {
+  return [...meta.fields.values()].filter((f): f is ManyToOneField | ManyToManyField =>
+    (f instanceof ManyToOneField || f instanceof ManyToManyField) && f.target.name === 'Company');
+}
+
+/**
+ * Throws `AccessError` when a written company value — a single company (`company`, `parent` of a
+ * company) or a list (`User.companies`) — is not one of the caller's allowed companies: nobody
+ * gives a record, a user or themselves a company they do not belong to.
+ */
+export function assertCompanyValues(
+  meta: ModelMeta,
+  values: { columns: ReadonlyMap<Field, unknown>; manyToMany: readonly (readonly [ManyToManyField, readonly number[]])[] },
+  access: AccessProfile | null = activeAccess(),
+): void {
   if (!access) return;
-  const company = companyField(meta);
-  if (!company) return;
-  const value = values instanceof Map ? values.get(company) : (values as Record<string, unknown>)[company.name];
-  if (value === undefined || value === null) return;
-  if (typeof value === 'number' && access.companyIds.includes(value)) return;
-  throw new AccessError(`You may not assign ${meta.verboseName} records to company ${String(value)}: it is not one of your companies`);
+  for (const field of companyValuedFields(meta)) {
+    const given = field instanceof ManyToOneField
+      ? [values.columns.get(field)]
+      : values.manyToMany.filter(([f]) => f === field).flatMap(([, ids]) => ids);
+    for (const value of given) {
+      if (value === undefined || value === null) continue;
+      if (typeof value === 'number' && access.companyIds.includes(value)) continue;
+      throw new AccessError(field.name === 'company'
+        ? `You may not assign ${meta.verboseName} records to company ${String(value)}: it is not one of your companies`
+        : `You may not set '${field.name}' of ${meta.verboseName} records to company ${String(value)}: it is not one of your companies`);
+    }
+  }
 }

@@ -20,7 +20,7 @@ import { parseFilter } from './query/filter-parser.js';
 import { EMPTY_STATE, planSelect, type QueryState } from './query/select-plan.js';
 import { selectRows, withRecName, type Row } from './query/select-rows.js';
 import { buildFieldTree, defaultFieldPaths } from './read/field-tree.js';
-import { readTree, type Serialized } from './read/read-records.js';
+import { mayReadModel, readTree, type Serialized } from './read/read-records.js';
 import { RecordBatch } from './record-batch.js';
 import { displayName } from './display-name.js';
 import { writeRecords } from './write/write-records.js';
@@ -150,7 +150,7 @@ export class QuerySet<T extends Model = Model> {
     const rows = await runSelect<Row>(sql.join([...cols, sql`count(*)::int AS "__count"`, ...aggs.map((a) => a.sql)], sql`, `),
       sql`FROM ${scope.from()} WHERE ${where} GROUP BY ${groupBy} ORDER BY ${orderBy}${limit}${offset}`);
     // Name the related records of ManyToOne keys with one query per key field.
-    const names = new Map<string, Map<number, string>>();
+    const names = new Map<string, Map<number, string | null>>();
     for (const f of keys) {
       if (!(f instanceof ManyToOneField)) continue;
       const ids = [...new Set(rows.map((r) => r[f.name]).filter((v): v is number => typeof v === 'number'))];
@@ -158,7 +158,8 @@ export class QuerySet<T extends Model = Model> {
       const target = await withEnv({ su: true }, () => selectRows(f.target, {
         ...EMPTY_STATE, activeTest: false, filters: [inCondition(['id'], ids)],
       }, withRecName(f.target, [])));
-      names.set(f.name, new Map(target.map((t) => [t.id as number, displayName(f.target, t)])));
+      // …and like a bare link, without a name when the caller may not read the linked model at all.
+      names.set(f.name, new Map(target.map((t) => [t.id as number, mayReadModel(f.target) ? displayName(f.target, t) : null])));
     }
     return rows.map((r) => {
       const group: GroupResult = { count: Number(r.__count), aggregates: {} };

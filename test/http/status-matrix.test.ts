@@ -22,6 +22,7 @@ import { createServiceAccountKey } from '../../src/auth/api-keys.js';
 import { verifyAccessToken } from '../../src/auth/sessions.js';
 import { buildApp } from '../../src/http/app.js';
 import { ApiKey } from '../../modules/core/models/api_key.js';
+import { Company } from '../../modules/core/models/company.js';
 import { Group } from '../../modules/core/models/group.js';
 import { RecordRule } from '../../modules/core/models/record_rule.js';
 import { ServiceAccount } from '../../modules/core/models/service_account.js';
@@ -287,7 +288,11 @@ async function groupIds(identifiers: readonly string[]): Promise<number[]> {
 
 async function newUser(name: string, groups: readonly string[], extraGroups: number[] = []): Promise<string> {
   const email = `${name.toLowerCase().replace(/\W+/g, '.')}.${randomBytes(2).toString('hex')}@example.test`;
-  await t.run(async () => User.create({ name, email, password: PASSWORD, groups: [...(await groupIds(groups)), ...extraGroups] }));
+  await t.run(async () => {
+    // A person of the database's first company, as the service accounts' users are.
+    const [company] = await Company.query().order_by('id ASC').limit(1).ids();
+    await User.create({ name, email, password: PASSWORD, groups: [...(await groupIds(groups)), ...extraGroups], company, companies: [company] });
+  });
   return email;
 }
 

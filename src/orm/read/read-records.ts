@@ -20,6 +20,7 @@ import type { QueryScope } from '../query/query-scope.js';
 import { relationSource, selectLinkedRows, selectRows, withRecName, type Row, type SelectList } from '../query/select-rows.js';
 import { RecordBatch } from '../record-batch.js';
 import type { FieldTree } from './field-tree.js';
+import { activeAccess } from '../../access/record-access.js';
 
 type Sql = RawBuilder<unknown>;
 export type Serialized = Record<string, unknown>;
@@ -59,6 +60,22 @@ function isBare(tree: FieldTree): boolean {
   return true;
 }
 
+/**
+ * A bare link to a model the caller has no right to read (ModelAccess, narrowed by a key's
+ * scopes) shows its id with a null `display_name`: the name is data of that model. A target
+ * hidden only by a record rule or company keeps its name, as in Odoo (the name belongs to the
+ * record holding the link).
+ */
+export function isNameless(tree: FieldTree): boolean {
+  return isBare(tree) && !mayReadModel(tree.meta);
+}
+
+/** Whether the acting principal holds the read right on `meta` (always, when elevated). */
+export function mayReadModel(meta: FieldTree['meta']): boolean {
+  const access = activeAccess();
+  return access === null || access.rights.get(meta.name)?.has('read') === true;
+}
+
 /** Stored fields a level's rows carry: the requested ones plus what `display_name` needs. */
 function storedFieldsOf(tree: FieldTree): Field[] {
   return withRecName(tree.meta, [...tree.fields.values()].map((e) => e.field));
@@ -73,7 +90,11 @@ function levelValues(tree: FieldTree, scope: QueryScope, alias: string, publicOn
   for (const f of storedFieldsOf(tree)) {
     if (f.name === 'id') continue;
     const entry = tree.fields.get(f.name);
-    if (entry && f instanceof ManyToOneField && isInlinable(subtreeOf(f, entry.children))) {
+    if (entry && f instanceof ManyToOneField && isNameless(subtreeOf(f, entry.children))) {
+      // Only the id: the caller may not read the linked model at all (see `isNameless`).
+      const fk = sql.id(alias, f.column!);
+      values.push([f.name, sql`CASE WHEN ${fk} IS NULL THEN NULL ELSE json_build_object('id', ${fk}) END`]);
+    } else if (entry && f instanceof ManyToOneField && isInlinable(subtreeOf(f, entry.children))) {
       const sub = subtreeOf(f, entry.children);
       // A bare link shows the linked record's id and name whoever may read it; asking for more of
       // it needs the right to read it (and its rules decide whether it shows at all).
@@ -134,6 +155,13 @@ async function serializeRows(tree: FieldTree, rows: readonly Row[], publicOnly: 
   for (const [name, { field, children }] of tree.fields) {
     if (field instanceof ManyToOneField && field.column) {
       const sub = subtreeOf(field, children);
+      if (isNameless(sub)) {
+        rows.forEach((r, i) => {
+          const link = r[name] as { id: number } | null;
+          out[i]![name] = link === null ? null : { id: link.id, display_name: null };
+        });
+        continue;
+      }
       if (isInlinable(sub)) {
         const linked = rows.map((r) => r[name] as Row | null);
         const serialized = await serializeRows(sub, linked.filter((r): r is Row => r !== null), publicOnly);

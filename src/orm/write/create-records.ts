@@ -17,11 +17,18 @@ import { collectDependents, flushRecompute, newPending, triggeredFieldNames, typ
 import { precompute, precomputableFields } from './precompute.js';
 import { selectList, type Row } from '../query/select-rows.js';
 import { columnValue } from './monetary-rounding.js';
-import { assertCompanyValue, assertRight } from '../../access/record-access.js';
+import { assertCompanyValues, assertRight } from '../../access/record-access.js';
+import { assertCompanyConsistency } from '../../access/company-consistency.js';
+import { assertLinksReadable } from '../../access/reference-checks.js';
 import { assertRecordsAllowed } from '../../access/record-checks.js';
 import { prepareFileCreate } from './file-values.js';
 
-export async function createRecords(meta: ModelMeta, valsList: readonly Record<string, unknown>[]): Promise<Model[]> {
+export interface CreateOptions {
+  /** The link to the parent a OneToMany write creates these records under (set by the write path, not the caller). */
+  readonly parentLink?: Field;
+}
+
+export async function createRecords(meta: ModelMeta, valsList: readonly Record<string, unknown>[], options: CreateOptions = {}): Promise<Model[]> {
   if (!valsList.length) return [];
   const env = currentEnv();
   assertRight(meta, 'create');
@@ -31,8 +38,11 @@ export async function createRecords(meta: ModelMeta, valsList: readonly Record<s
   if (files) valsList = files.valsList;
   const now = new Date().toISOString();
   const sortedList: SortedValues[] = [];
+  /** What each record's caller gave (before defaults): the links to check. */
+  const given: Map<Field, unknown>[] = [];
   for (const vals of valsList) {
     const sorted = sortValues(meta, vals, 'create');
+    given.push(new Map(sorted.columns));
     for (const f of meta.fields.values()) {
       if (f.column && !f.isComputed && !sorted.columns.has(f) && f.options.default !== undefined) {
         // A default function may be async (a lookup: the first stage, the company's currency).
@@ -40,7 +50,7 @@ export async function createRecords(meta: ModelMeta, valsList: readonly Record<s
       }
     }
     checkRequired(meta, sorted.columns, 'create');
-    assertCompanyValue(meta, sorted.columns);
+    assertCompanyValues(meta, sorted);
     const audit = (name: string, value: unknown) => sorted.columns.set(meta.fields.get(name)!, value);
     if (!hasValue(sorted, meta, 'created_date')) audit('created_date', now);
     audit('created_by', env.uid);
@@ -48,6 +58,8 @@ export async function createRecords(meta: ModelMeta, valsList: readonly Record<s
     audit('updated_by', env.uid);
     sortedList.push(sorted);
   }
+
+  await assertLinksReadable(meta, given, { except: options.parentLink, uploaded: files?.uploaded });
 
   // The new records' own computed fields, where they need nothing the INSERT creates.
   const setterRuns = sortedList.some((s) => s.setters.length);
@@ -95,6 +107,7 @@ export async function createRecords(meta: ModelMeta, valsList: readonly Record<s
   }
   await collectDependents(meta, ids, triggeredFieldNames(meta), pending, { rows: inserted, upToDate });
   const changed = await flushRecompute(pending, protect);
+  await assertCompanyConsistency(meta, ids);
   // The inserted rows are the records as stored, unless something written since may have changed them.
   const stale = setterRuns || writtenRelations.size > 0 || ids.some((id) => changed.get(meta)?.has(id));
   return stale ? RecordBatch.load(meta, ids) : RecordBatch.fromRows(meta, inserted);

@@ -54,6 +54,8 @@ export async function prepareFileCreate(meta: ModelMeta, valsList: readonly Reco
   for (const vals of valsList) prepared.push(await storeUploads(meta, vals, null));
   return {
     valsList: prepared.map((p) => p.vals),
+    /** The attachments made from the uploads (not ids a caller named). */
+    uploaded: new Set(prepared.flatMap((p) => p.created)),
     async finish(ids: readonly number[]): Promise<void> {
       for (let i = 0; i < ids.length; i++) {
         const created = prepared[i]!.created;
@@ -73,9 +75,11 @@ export async function prepareFileWrite(meta: ModelMeta, ids: readonly number[], 
   const env = currentEnv();
   const before = await sql<Record<string, number | null>>`SELECT id, ${sql.join(written.map((f) => sql.id(f.column!)))}
     FROM ${sql.table(meta.table)} WHERE id = ANY(${[...ids]}::int[])`.execute(env.trx);
-  const { vals: out } = await storeUploads(meta, vals, ids.length === 1 ? ids[0]! : null);
+  const { vals: out, created } = await storeUploads(meta, vals, ids.length === 1 ? ids[0]! : null);
   return {
     vals: out,
+    /** The attachments made from the uploads (not ids a caller named). */
+    uploaded: new Set(created),
     async finish(): Promise<void> {
       const stale: number[] = [];
       for (const row of before.rows) {

@@ -15,6 +15,8 @@ import { inCondition } from '../query/filter-ast.js';
 import { RecordBatch } from '../record-batch.js';
 import { roundedToCurrency } from './monetary-rounding.js';
 import type { Row } from '../query/select-rows.js';
+import { companyField } from '../../access/record-access.js';
+import { assertCompanyConsistency, companyLinks } from '../../access/company-consistency.js';
 
 const MAX_CASCADE = 32;
 
@@ -117,13 +119,17 @@ export function protectedValues(columns: Iterable<Field>, ids: readonly number[]
  * the records whose stored values changed. `protect` names values written by the caller.
  */
 export async function flushRecompute(pending: Pending, protect: Protected = new Map()): Promise<Changed> {
-  return flush(pending, protect, 0, new Map());
+  const companies: Changed = new Map();
+  const changed = await flush(pending, protect, 0, new Map(), companies);
+  // A recomputed company (a line takes its order's) must still agree with the records' links.
+  for (const [owner, ids] of companies) await assertCompanyConsistency(owner, [...ids]);
+  return changed;
 }
 
-async function flush(pending: Pending, protect: Protected, depth: number, changedRecords: Changed): Promise<Changed> {
+async function flush(pending: Pending, protect: Protected, depth: number, changedRecords: Changed, companies: Changed): Promise<Changed> {
   // Stored computed fields are computed as the platform (like Odoo's compute_sudo for stored
   // fields): a value must not depend on who happened to trigger the recompute.
-  if (!currentEnv().su) return withEnv({ su: true }, () => flush(pending, protect, depth, changedRecords));
+  if (!currentEnv().su) return withEnv({ su: true }, () => flush(pending, protect, depth, changedRecords, companies));
   if (depth > MAX_CASCADE) throw new Error('Stored computed fields depend on each other in a cycle');
   const next = newPending();
   for (const [owner, byField] of pending) {
@@ -135,11 +141,15 @@ async function flush(pending: Pending, protect: Protected, depth: number, change
         const set = changedRecords.get(owner) ?? new Set<number>();
         for (const id of changed) set.add(id);
         changedRecords.set(owner, set);
+        if (field === companyField(owner) && companyLinks(owner).length) {
+          const moved = companies.get(owner) ?? companies.set(owner, new Set()).get(owner)!;
+          for (const id of changed) moved.add(id);
+        }
       }
       await collectDependents(owner, changed, [field.name], next);
     }
   }
-  if (next.size) await flush(next, protect, depth + 1, changedRecords);
+  if (next.size) await flush(next, protect, depth + 1, changedRecords, companies);
   return changedRecords;
 }
 

@@ -6,18 +6,28 @@
 import { sql } from 'kysely';
 import { NotFound } from '../../errors.js';
 import { currentEnv } from '../env.js';
+import type { Field } from '../fields/field.js';
 import type { ModelMeta } from '../model-meta.js';
 import { runGuarded } from '../execute-sql.js';
 import { RecordBatch } from '../record-batch.js';
 import { checkRequired, sortValues } from './write-values.js';
 import { linkManyToMany, writeOneToMany } from './write-relations.js';
 import { changesLinks, collectDependents, flushRecompute, newPending, protectedValues } from './recompute.js';
-import { assertCompanyValue } from '../../access/record-access.js';
+import { assertCompanyValues } from '../../access/record-access.js';
+import { assertCompanyConsistency, touchesCompanyLinks } from '../../access/company-consistency.js';
+import { assertLinksReadable } from '../../access/reference-checks.js';
 import { columnValue } from './monetary-rounding.js';
 import { assertRecordsAllowed } from '../../access/record-checks.js';
 import { prepareFileWrite } from './file-values.js';
 
-export async function writeRecords(meta: ModelMeta, ids: readonly number[], vals: Record<string, unknown>): Promise<void> {
+export interface WriteOptions {
+  /** The link to the parent a OneToMany write sets on its lines (set by the write path, not the caller). */
+  readonly parentLink?: Field;
+}
+
+export async function writeRecords(
+  meta: ModelMeta, ids: readonly number[], vals: Record<string, unknown>, options: WriteOptions = {},
+): Promise<void> {
   if (!ids.length) return;
   const env = currentEnv();
   // The model's veto (`Model._check_change`) sees the values as given, before uploads become ids.
@@ -27,9 +37,10 @@ export async function writeRecords(meta: ModelMeta, ids: readonly number[], vals
   if (files) vals = files.vals;
   const sorted = sortValues(meta, vals, 'update');
   checkRequired(meta, sorted.columns, 'update');
-  assertCompanyValue(meta, sorted.columns);
+  assertCompanyValues(meta, sorted);
   await assertRecordsAllowed(meta, 'write', ids);
   await meta.cls._check_change?.({ op: 'write', ids, vals: given });
+  await assertLinksReadable(meta, [sorted.columns], { except: options.parentLink, uploaded: files?.uploaded });
   const changed = [...sorted.columns.keys()].map((f) => f.name);
   const pending = newPending();
   // A changed link may leave dependents behind (a line moved to another order): collect them first.
@@ -56,4 +67,6 @@ export async function writeRecords(meta: ModelMeta, ids: readonly number[], vals
   await collectDependents(meta, ids, changed, pending);
   // Values written to editable computed fields stay as written, whatever else this write changed.
   await flushRecompute(pending, protectedValues(sorted.columns.keys(), ids));
+  const written = [...changed, ...sorted.manyToMany.map(([f]) => f.name)];
+  if (touchesCompanyLinks(meta, written)) await assertCompanyConsistency(meta, ids);
 }

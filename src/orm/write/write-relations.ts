@@ -6,6 +6,7 @@
  */
 import { sql } from 'kysely';
 import { ValidationError } from '../../errors.js';
+import { missingReference } from '../../access/reference-checks.js';
 import type { ManyToManyField, OneToManyField } from '../fields/relational-fields.js';
 import type { ModelMeta } from '../model-meta.js';
 import { runSql } from '../execute-sql.js';
@@ -45,8 +46,8 @@ export async function linkManyToMany(
       const targets = [...new Set(pairs.map((p) => p[1]))];
       const found = await new QuerySet(field.target).with_archived().filter(inCondition(['id'], targets)).ids();
       if (found.length !== targets.length) {
-        const missing = targets.filter((t) => !found.includes(t));
-        throw new ValidationError(`Field '${field.name}': ${field.targetName} ${missing.slice(0, 5).join(', ')} does not exist`);
+        // Read as the caller: a record it may not read is refused exactly as a missing one.
+        throw missingReference(field, field.targetName, targets.filter((t) => !found.includes(t)));
       }
       await runSql(sql`INSERT INTO ${sql.table(j.table)} (${sql.id(j.sourceColumn)}, ${sql.id(j.targetColumn)})
         SELECT * FROM unnest(${pairs.map((p) => p[0])}::int[], ${pairs.map((p) => p[1])}::int[])`);
@@ -82,7 +83,8 @@ export async function writeOneToMany(field: OneToManyField, parentId: number, li
       else await writeRecords(target, dropped, { [inverse]: null });
     }
   }
-  if (linkIds.length) await writeRecords(target, linkIds, { [inverse]: parentId });
-  for (const [id, vals] of updates) await writeRecords(target, [id], { ...vals, [inverse]: parentId });
-  if (creates.length) await createRecords(target, creates);
+  const parentLink = { parentLink: field.inverse };
+  if (linkIds.length) await writeRecords(target, linkIds, { [inverse]: parentId }, parentLink);
+  for (const [id, vals] of updates) await writeRecords(target, [id], { ...vals, [inverse]: parentId }, parentLink);
+  if (creates.length) await createRecords(target, creates, { parentLink: field.inverse });
 }
