@@ -67,10 +67,33 @@ export class PayloadTooLarge extends FieldForgeError {
   override readonly status = 413;
 }
 
-/** The database is installing or upgrading modules; clients retry after 5 seconds. */
+/**
+ * The database is busy with other work — installing or upgrading modules, a lock held longer than
+ * `FF_LOCK_TIMEOUT`, a transaction this one conflicted with — or a clone source has other sessions;
+ * clients retry after 5 seconds.
+ */
 export class DatabaseBusy extends FieldForgeError {
   override readonly status = 503;
   override readonly headers = { 'Retry-After': '5' };
+}
+
+/**
+ * The database server cannot be reached: it is restarting, shut down, refusing connections or out
+ * of connection slots. Nothing of the request is known to have been written; pools reconnect by
+ * themselves once the server is back, so clients retry after a few seconds.
+ */
+export class DatabaseUnavailable extends FieldForgeError {
+  override readonly status = 503;
+  override readonly headers = { 'Retry-After': '5' };
+}
+
+/**
+ * A statement of the request ran longer than the statement timeout (`FF_STATEMENT_TIMEOUT`) and
+ * PostgreSQL cancelled it, rolling the request back. Retrying the same request would take as long,
+ * so no `Retry-After`: the request must ask for less, or the operator allow more.
+ */
+export class StatementTimeout extends FieldForgeError {
+  override readonly status = 503;
 }
 
 /** A module set cannot be resolved (missing dependency, cycle, bad manifest). */

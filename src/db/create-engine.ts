@@ -15,11 +15,18 @@ export interface CreateEngineOptions {
   poolMax?: number;
   /** Named prepared statements for repeated DML (PostgreSQL only; default true). */
   prepareStatements?: boolean;
+  /** Longest one statement may run, milliseconds (unset or 0: no limit; not enforced by PGlite). */
+  statementTimeoutMs?: number;
+  /** Longest one statement may wait for a lock, milliseconds (unset or 0: no limit). */
+  lockTimeoutMs?: number;
 }
 
 export function createEngine(options: CreateEngineOptions): Engine {
+  const { statementTimeoutMs, lockTimeoutMs } = options;
   if (options.databaseUrl) {
-    return new PostgresEngine({ url: options.databaseUrl, poolMax: options.poolMax, prepareStatements: options.prepareStatements });
+    return new PostgresEngine({
+      url: options.databaseUrl, poolMax: options.poolMax, prepareStatements: options.prepareStatements, statementTimeoutMs, lockTimeoutMs,
+    });
   }
-  return new PgliteEngine({ dataDir: options.dataDir });
+  return new PgliteEngine({ dataDir: options.dataDir, statementTimeoutMs, lockTimeoutMs });
 }

@@ -9,6 +9,9 @@ import type { Kysely } from 'kysely';
 /** Called once for every SQL statement a database executes (used by query-budget tests). */
 export type StatementListener = (sql: string) => void;
 
+/** Called with the name of a database that no longer exists (dropped here, or found gone). */
+export type DatabaseGoneListener = (name: string) => void;
+
 /** An open FieldForge database: a bounded connection pool behind a Kysely instance. */
 export interface TenantDatabase {
   readonly name: string;
@@ -33,6 +36,11 @@ export interface Engine {
   clone(source: string, target: string): Promise<void>;
   /** Opens (or returns the already-open) database. Throws `DatabaseNotFound` if absent. */
   open(name: string): Promise<TenantDatabase>;
+  /**
+   * Subscribes to databases going away: dropped through this engine, or — PostgreSQL — found
+   * missing by a connection attempt after another process dropped them. Returns the unsubscribe.
+   */
+  onDatabaseGone(listener: DatabaseGoneListener): () => void;
   /** Closes one database's pool if open (no-op otherwise). */
   closeDatabase(name: string): Promise<void>;
   /** Closes every pool and the engine's own connections. */

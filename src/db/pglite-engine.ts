@@ -22,12 +22,19 @@ import { Kysely } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import { DatabaseBusy, DatabaseNotFound, ValidationError } from '../errors.js';
 import { assertValidDatabaseName, isValidDatabaseName } from './database-name.js';
-import type { Engine, StatementListener, TenantDatabase } from './engine.js';
+import type { DatabaseGoneListener, Engine, StatementListener, TenantDatabase } from './engine.js';
 import { StatementCounter } from './statement-counter.js';
 
 export interface PgliteEngineOptions {
   /** Root directory; databases live in `<dataDir>/databases/`. */
   dataDir: string;
+  /**
+   * `statement_timeout` / `lock_timeout` set on each opened database, milliseconds (unset or 0: no
+   * limit). Set for parity with the server; PGlite runs a statement synchronously, without the
+   * timer interrupts that enforce them, so a long statement is not cancelled (see decisions).
+   */
+  statementTimeoutMs?: number;
+  lockTimeoutMs?: number;
 }
 
 /** An open database: one PGlite instance (and its lock) behind a Kysely instance that counts statements. */
@@ -66,9 +73,21 @@ export class PgliteEngine implements Engine {
   readonly kind = 'pglite' as const;
   readonly #root: string;
   readonly #open = new Map<string, Promise<PgliteDatabase>>();
+  readonly #settings: string;
+  readonly #goneListeners = new Set<DatabaseGoneListener>();
 
   constructor(options: PgliteEngineOptions) {
     this.#root = path.resolve(options.dataDir, 'databases');
+    const timeouts = [['statement_timeout', options.statementTimeoutMs], ['lock_timeout', options.lockTimeoutMs]] as const;
+    this.#settings = timeouts
+      .filter(([, ms]) => ms !== undefined && Number.isFinite(ms) && ms > 0)
+      .map(([setting, ms]) => `SET ${setting} = ${Math.round(ms!)};`)
+      .join(' ');
+  }
+
+  onDatabaseGone(listener: DatabaseGoneListener): () => void {
+    this.#goneListeners.add(listener);
+    return () => this.#goneListeners.delete(listener);
   }
 
   /** Names of the databases currently open in this engine (tests, ops). */
@@ -112,6 +131,7 @@ export class PgliteEngine implements Engine {
       // Rename first so an interrupted delete leaves a hidden leftover, not a broken database.
       const trash = this.#scratchPath('dropping', name);
       await fs.rename(this.#dir(name), trash);
+      for (const listener of this.#goneListeners) listener(name);
       await fs.rm(trash, { recursive: true, force: true });
     } catch (error) {
       if (errorCode(error) === 'ENOENT') throw notFound(name);
@@ -168,7 +188,12 @@ export class PgliteEngine implements Engine {
     try {
       // Re-check under the lock: another process may have dropped it meanwhile.
       if (!(await this.#exists(name))) throw notFound(name);
-      return new PgliteDatabase(name, await PGlite.create(this.#dir(name), { parsers: pgliteParsers }), lock);
+      const pglite = await PGlite.create(this.#dir(name), { parsers: pgliteParsers });
+      if (this.#settings) await pglite.exec(this.#settings).catch(async (error: unknown) => {
+        await pglite.close();
+        throw error;
+      });
+      return new PgliteDatabase(name, pglite, lock);
     } catch (error) {
       await lock.release();
       throw error;

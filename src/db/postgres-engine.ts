@@ -7,15 +7,22 @@
  * Pools: one bounded `pg.Pool` per open database, created lazily and cached (LRU-capped so a server
  * with thousands of databases cannot exhaust `max_connections`), plus one small admin pool to the
  * maintenance database for CREATE/DROP DATABASE and catalog queries.
+ *
+ * Failures (`translating-pool.ts`, `database-errors.ts`): a database dropped by another process is
+ * noticed by the first connection attempt (3D000), which closes its pool and tells the listeners
+ * of `onDatabaseGone`; a server out of reach is `DatabaseUnavailable`, and the pools reconnect by
+ * themselves when it is back. Request pools carry the statement and lock timeouts.
  */
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { pgTypes } from './type-parsers.js';
 import { DatabaseBusy, DatabaseNotFound, ValidationError } from '../errors.js';
+import { connectionFailure, sqlState } from './database-errors.js';
 import { assertValidDatabaseName } from './database-name.js';
-import type { Engine, StatementListener, TenantDatabase } from './engine.js';
+import type { DatabaseGoneListener, Engine, StatementListener, TenantDatabase } from './engine.js';
 import { StatementCounter } from './statement-counter.js';
 import { PreparingPool, type PreparedStatementOptions } from './prepared-statements.js';
+import { TranslatingPool } from './translating-pool.js';
 
 const { Pool } = pg;
 type Pool = pg.Pool;
@@ -34,6 +41,13 @@ export interface PostgresEngineOptions {
   prepareStatements?: boolean;
   /** Named prepared statements kept per connection (default 256). */
   maxPreparedStatements?: number;
+  /**
+   * Longest a statement of a database pool may run, milliseconds (PostgreSQL's `statement_timeout`,
+   * sent when each connection starts; `FF_STATEMENT_TIMEOUT`). Unset or 0: no limit.
+   */
+  statementTimeoutMs?: number;
+  /** Longest a statement of a database pool may wait for a lock, milliseconds (`lock_timeout`; `FF_LOCK_TIMEOUT`). Unset or 0: no limit. */
+  lockTimeoutMs?: number;
 }
 
 /** The comment that marks a PostgreSQL database as a FieldForge database. */
@@ -58,8 +72,11 @@ class PooledDatabase implements TenantDatabase {
     readonly name: string,
     readonly pool: Pool,
     prepared: PreparedStatementOptions | false,
+    /** Called when connecting shows the database no longer exists. */
+    onMissing: () => void,
   ) {
-    const dialect = new PostgresDialect({ pool: prepared ? new PreparingPool(pool, prepared) : pool });
+    const statements = prepared ? new PreparingPool(pool, prepared) : pool;
+    const dialect = new PostgresDialect({ pool: new TranslatingPool(statements, name, onMissing) });
     this.kysely = new Kysely<any>({ dialect, log: this.#counter.logger });
   }
 
@@ -73,7 +90,15 @@ class PooledDatabase implements TenantDatabase {
 
   async close(): Promise<void> {
     await this.kysely.destroy();
-    // Kysely only ends the pool if it was ever used; end it ourselves otherwise.
+    await this.retire(); // Kysely only ends the pool if it was ever used
+  }
+
+  /**
+   * Ends the pool once its checked-out connections are released, leaving the Kysely instance to
+   * requests still holding it: their next checkout answers `DatabaseNotFound` (`TranslatingPool`)
+   * instead of Kysely's "driver has already been destroyed".
+   */
+  async retire(): Promise<void> {
     if (!this.pool.ended && !this.pool.ending) await this.pool.end();
   }
 }
@@ -85,9 +110,11 @@ export class PostgresEngine implements Engine {
   readonly #poolMax: number;
   readonly #maxOpenDatabases: number;
   readonly #prepared: PreparedStatementOptions | false;
+  readonly #timeouts: { statement_timeout?: number; lock_timeout?: number };
   readonly #admin: Pool;
   /** Open databases in least-recently-used-first order (a Map keeps insertion order; hits re-insert). */
   readonly #open = new Map<string, Promise<PooledDatabase>>();
+  readonly #goneListeners = new Set<DatabaseGoneListener>();
 
   constructor(options: PostgresEngineOptions) {
     this.#url = new URL(options.url);
@@ -96,6 +123,8 @@ export class PostgresEngine implements Engine {
     this.#poolMax = options.poolMax ?? 10;
     this.#maxOpenDatabases = options.maxOpenDatabases ?? 50;
     this.#prepared = options.prepareStatements === false ? false : { maxPerConnection: options.maxPreparedStatements };
+    // pg sends a timeout as a startup parameter only when it is set and not 0.
+    this.#timeouts = { statement_timeout: options.statementTimeoutMs || undefined, lock_timeout: options.lockTimeoutMs || undefined };
     const maintenance = decodeURIComponent(this.#url.pathname.slice(1)) || 'postgres';
     this.#admin = this.#createPool(maintenance, 2);
   }
@@ -111,8 +140,13 @@ export class PostgresEngine implements Engine {
     return db?.pool.totalCount;
   }
 
+  onDatabaseGone(listener: DatabaseGoneListener): () => void {
+    this.#goneListeners.add(listener);
+    return () => this.#goneListeners.delete(listener);
+  }
+
   async list(): Promise<string[]> {
-    const { rows } = await this.#admin.query<{ datname: string }>(
+    const { rows } = await this.#adminQuery<{ datname: string }>(
       `${MARKED_DATABASES} AND d.datconnlimit <> ${INVALID_CONNLIMIT} ORDER BY d.datname`,
       [MARKER],
     );
@@ -135,11 +169,13 @@ export class PostgresEngine implements Engine {
     await this.closeDatabase(name);
     try {
       // FORCE terminates every session on it (ours in other processes included): drop means gone.
-      await this.#admin.query(`DROP DATABASE ${quoteIdent(name)} WITH (FORCE)`);
+      await this.#adminQuery(`DROP DATABASE ${quoteIdent(name)} WITH (FORCE)`);
     } catch (error) {
-      if (sqlState(error) === INVALID_CATALOG_NAME) throw notFound(name);
-      throw error;
+      if (sqlState(error) !== INVALID_CATALOG_NAME) throw error;
+      this.#announceGone(name);
+      throw notFound(name);
     }
+    this.#announceGone(name);
   }
 
   async clone(source: string, target: string): Promise<void> {
@@ -148,7 +184,7 @@ export class PostgresEngine implements Engine {
     if (!(await this.#isMarked(source))) throw notFound(source);
     // Checked before closing the source pool so a doomed clone does not disturb its users; any
     // database of that name counts, ours or not (CREATE DATABASE re-checks atomically).
-    const { rowCount } = await this.#admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [target]);
+    const { rowCount } = await this.#adminQuery('SELECT 1 FROM pg_database WHERE datname = $1', [target]);
     if (rowCount) throw alreadyExists(target);
     // PostgreSQL refuses a template that has any session, so our own pool must go first.
     await this.closeDatabase(source);
@@ -184,9 +220,10 @@ export class PostgresEngine implements Engine {
       return cached;
     }
     // Cache the promise, not the result, so concurrent opens share one pool.
-    const opening = this.#isMarked(name).then((marked) => {
+    const opening: Promise<PooledDatabase> = this.#isMarked(name).then((marked) => {
       if (!marked) throw notFound(name);
-      return new PooledDatabase(name, this.#createPool(name, this.#poolMax), this.#prepared);
+      const pool = this.#createPool(name, this.#poolMax, this.#timeouts);
+      return new PooledDatabase(name, pool, this.#prepared, () => this.#forgetMissing(name, opening));
     });
     this.#open.set(name, opening);
     opening.catch(() => {
@@ -222,10 +259,33 @@ export class PostgresEngine implements Engine {
     }
   }
 
+  /**
+   * A connection found database `name` gone (another process dropped or renamed it): forget it
+   * here — a later `open` looks it up again and answers `DatabaseNotFound` — and tell the listeners.
+   */
+  #forgetMissing(name: string, opening: Promise<PooledDatabase>): void {
+    if (this.#open.get(name) === opening) this.#open.delete(name);
+    void opening.then((db) => db.retire()).catch(() => {});
+    this.#announceGone(name);
+  }
+
+  #announceGone(name: string): void {
+    for (const listener of this.#goneListeners) listener(name);
+  }
+
+  /** A query on the maintenance database; a server out of reach is `DatabaseUnavailable`. */
+  async #adminQuery<R extends pg.QueryResultRow = any>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+    try {
+      return await this.#admin.query<R>(text, values);
+    } catch (error) {
+      throw connectionFailure(error) ?? error;
+    }
+  }
+
   /** Runs a CREATE DATABASE statement and marks the result as ours. */
   async #createDatabase(statement: string, name: string): Promise<void> {
     try {
-      await this.#admin.query(statement);
+      await this.#adminQuery(statement);
     } catch (error) {
       if (sqlState(error) === DUPLICATE_DATABASE) {
         throw alreadyExists(name);
@@ -235,21 +295,21 @@ export class PostgresEngine implements Engine {
     try {
       // CREATE DATABASE cannot run in a transaction, so the marker is a second step; if it fails,
       // remove the unmarked database rather than leave an invisible one holding the name.
-      await this.#admin.query(`COMMENT ON DATABASE ${quoteIdent(name)} IS '${MARKER}'`);
+      await this.#adminQuery(`COMMENT ON DATABASE ${quoteIdent(name)} IS '${MARKER}'`);
     } catch (error) {
-      await this.#admin.query(`DROP DATABASE IF EXISTS ${quoteIdent(name)} WITH (FORCE)`).catch(() => {});
+      await this.#adminQuery(`DROP DATABASE IF EXISTS ${quoteIdent(name)} WITH (FORCE)`).catch(() => {});
       throw error;
     }
   }
 
   async #isMarked(name: string, { includeInvalid = false } = {}): Promise<boolean> {
     const valid = includeInvalid ? '' : ` AND d.datconnlimit <> ${INVALID_CONNLIMIT}`;
-    const { rows } = await this.#admin.query(`${MARKED_DATABASES} AND d.datname = $2${valid}`, [MARKER, name]);
+    const { rows } = await this.#adminQuery(`${MARKED_DATABASES} AND d.datname = $2${valid}`, [MARKER, name]);
     return rows.length > 0;
   }
 
   async #sessionCount(name: string): Promise<number> {
-    const { rows } = await this.#admin.query<{ n: number }>(
+    const { rows } = await this.#adminQuery<{ n: number }>(
       'SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
       [name],
     );
@@ -257,7 +317,7 @@ export class PostgresEngine implements Engine {
   }
 
   async #terminateOurIdleSessions(name: string): Promise<void> {
-    await this.#admin.query(
+    await this.#adminQuery(
       // The timeout makes pg_terminate_backend wait for the backend to exit (up to 1 s).
       `SELECT pg_terminate_backend(pid, 1000) FROM pg_stat_activity
         WHERE datname = $1 AND application_name = $2 AND state = 'idle' AND pid <> pg_backend_pid()`,
@@ -265,7 +325,7 @@ export class PostgresEngine implements Engine {
     );
   }
 
-  #createPool(database: string, max: number): Pool {
+  #createPool(database: string, max: number, timeouts: { statement_timeout?: number; lock_timeout?: number } = {}): Pool {
     const url = new URL(this.#url.href);
     url.pathname = `/${database}`; // validated name (or the URL's own maintenance path): no escaping needed
     // pg lets the connection string override explicit options, and an empty user there would
@@ -278,10 +338,16 @@ export class PostgresEngine implements Engine {
       idleTimeoutMillis: IDLE_TIMEOUT_MS,
       application_name: APPLICATION_NAME,
       types: pgTypes,
+      ...timeouts,
     });
     // An idle client can die under us (DROP … WITH (FORCE), another process's clone, a server
     // restart). pg-pool already discards it; without a listener the 'error' event would crash us.
     pool.on('error', () => {});
+    // So can a checked-out one, between two statements of a request (a transaction waiting on
+    // JavaScript): pg-pool removes its own listener while a client is out, and an 'error' event
+    // without listener would end the process. The request still learns of it — the client's next
+    // query fails ("not queryable", `DatabaseUnavailable`) — and pg-pool drops the client on release.
+    pool.on('connect', (client) => client.on('error', () => {}));
     return pool;
   }
 }
@@ -304,12 +370,6 @@ function notFound(name: string): DatabaseNotFound {
 
 function alreadyExists(name: string): ValidationError {
   return new ValidationError(`Database "${name}" already exists`);
-}
-
-function sqlState(error: unknown): string | undefined {
-  return typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string'
-    ? error.code
-    : undefined;
 }
 
 function sleep(ms: number): Promise<void> {

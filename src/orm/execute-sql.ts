@@ -7,7 +7,7 @@
  */
 import { sql, type RawBuilder } from 'kysely';
 import { GUARD_SQLSTATE, StaleCredential } from '../auth/request-guard.js';
-import { ValidationError } from '../errors.js';
+import { sqlState, translateDataError, type ConstraintDescriptions } from '../db/database-errors.js';
 import { currentEnv, type Env } from './env.js';
 import { flushAssignments } from './flush-assignments.js';
 import type { Registry } from './registry.js';
@@ -65,64 +65,29 @@ async function execute<R>(env: Env, query: RawBuilder<R>, guarded = false): Prom
     const result = await query.execute(env.trx);
     return result.rows;
   } catch (err) {
-    const code = (err as PgError | null)?.code;
+    const code = sqlState(err);
     if (code === GUARD_SQLSTATE || (guarded && code === UNDEFINED_FUNCTION)) throw new StaleCredential();
     throw translateDbError(err, env.registry);
   }
 }
 
-interface PgError {
-  code?: string;
-  constraint?: string;
-  table?: string;
-  column?: string;
-  detail?: string;
+/** Our constraints, tables and columns under the names the registry gives them (for error messages). */
+function constraintDescriptions(registry: Registry): ConstraintDescriptions {
+  const modelOfTable = (table: string) => [...registry.models.values()].find((meta) => meta.table === table);
+  return {
+    constraint(name) {
+      const info = registry.constraints.get(name);
+      return info && { model: registry.meta(info.model).verboseName, fields: info.fields, message: info.message };
+    },
+    model: (table) => modelOfTable(table)?.verboseName,
+    field: (table, column) => [...(modelOfTable(table)?.fields.values() ?? [])].find((f) => f.column === column)?.name,
+  };
 }
 
-function modelOfTable(registry: Registry, table: string | undefined): string {
-  for (const meta of registry.models.values()) if (meta.table === table) return meta.verboseName;
-  return table ?? 'record';
-}
-
+/**
+ * A violation the statement's data caused as a `ValidationError` in the registry's terms; the
+ * server's conditions stay raw for the HTTP layer (`db/database-errors.ts`).
+ */
 export function translateDbError(err: unknown, registry: Registry): unknown {
-  const e = err as PgError;
-  if (!e || typeof e.code !== 'string') return err;
-  const info = e.constraint ? registry.constraints.get(e.constraint) : undefined;
-  switch (e.code) {
-    case '23505': {
-      if (info?.message) return new ValidationError(info.message);
-      if (info) {
-        const meta = registry.meta(info.model);
-        return new ValidationError(
-          `${meta.verboseName}: the combination of ${info.fields.map((f) => `'${f}'`).join(', ')} must be unique; another record already has these values`,
-        );
-      }
-      return new ValidationError('A record with the same unique values already exists');
-    }
-    case '23503': {
-      const field = info?.fields[0];
-      if (e.detail?.includes('is still referenced')) {
-        const referencing = info ? registry.meta(info.model).verboseName : modelOfTable(registry, e.table);
-        return new ValidationError(
-          `Cannot delete or change this record: ${referencing} records still refer to it${field ? ` through '${field}'` : ''} (on_delete RESTRICT)`,
-        );
-      }
-      return new ValidationError(`The record referenced${field ? ` by '${field}'` : ''} does not exist`);
-    }
-    case '23502':
-      return new ValidationError(`Field '${e.column?.replace(/_id$/, '')}' of ${modelOfTable(registry, e.table)} is required`);
-    case '22001':
-      return new ValidationError('A value is too long for its field');
-    case '22003':
-      return new ValidationError('A number is out of range for its field');
-    case '22P02':
-    case '22007':
-    case '22008':
-      return new ValidationError('A value has the wrong format for its field');
-    case '22021': // a NUL character in text: PostgreSQL text cannot hold it
-    case '22P05':
-      return new ValidationError('A value contains a character that cannot be stored (the NUL character \\u0000)');
-    default:
-      return err;
-  }
+  return translateDataError(err, constraintDescriptions(registry));
 }

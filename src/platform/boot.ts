@@ -8,6 +8,7 @@ import { Platform } from './platform.js';
 export async function bootPlatform(settings: Settings): Promise<Platform> {
   const engine = createEngine({
     databaseUrl: settings.databaseUrl, dataDir: settings.dataDir, poolMax: settings.poolMax, prepareStatements: settings.pgPrepare,
+    statementTimeoutMs: settings.statementTimeoutMs, lockTimeoutMs: settings.lockTimeoutMs,
   });
   return new Platform(engine, await ModuleCatalog.scan(moduleRoots(settings)), await resolveSecret(settings.secret, settings.dataDir));
 }

@@ -25,7 +25,11 @@ export class Platform {
     readonly catalog: ModuleCatalog,
     /** Signs tokens and challenges (`config/secret.ts`); a random one per process by default (tests). */
     readonly secret: string = randomBytes(32).toString('base64url'),
-  ) {}
+  ) {
+    // A database dropped here or found gone by the engine (another process dropped it) takes its
+    // registry with it: a new database of the same name may hold other modules.
+    engine.onDatabaseGone((name) => this.forget(name));
+  }
 
   async database(name: string): Promise<TenantDatabase> {
     return this.engine.open(assertValidDatabaseName(name));

@@ -1,0 +1,258 @@
+/**
+ * What a failure of the database means for the caller: the one translation of PostgreSQL's
+ * errors (server and PGlite alike) into the error catalogue, so that no database failure reaches
+ * a client as a 500.
+ *
+ * - Integrity (SQLSTATE class 23: unique, not-null, foreign key, RESTRICT, check, exclusion) and
+ *   bad values (22xxx) → `ValidationError` naming the model, fields or constraint. The model and
+ *   field names come from `ConstraintDescriptions` (the registry, which this layer must not import);
+ *   without them the table, column and constraint names PostgreSQL reports are used.
+ * - The database server gone (class 08, 57P01-57P03, out of connection slots) → `DatabaseUnavailable`
+ *   (503, Retry-After). Socket-level failures (refused, reset, "Connection terminated unexpectedly")
+ *   carry no SQLSTATE and look like any other network error, so only the engine, which knows they
+ *   came from its own connections, turns them into `DatabaseUnavailable` (`connectionFailure`).
+ * - The database itself gone (3D000) → `DatabaseNotFound`; the engine also closes its pool.
+ * - Limits: statement timeout (57014) → `StatementTimeout`; lock timeout (55P03), deadlock (40P01),
+ *   serialization failure (40001) → `DatabaseBusy` (503, Retry-After). Installer code that retries
+ *   those reads the raw SQLSTATE: they are translated only when they leave a request.
+ */
+import {
+  DatabaseBusy, DatabaseNotFound, DatabaseUnavailable, FieldForgeError, StatementTimeout, ValidationError,
+} from '../errors.js';
+
+/** Names of our own constraints, tables and columns as the model layer knows them. */
+export interface ConstraintDescriptions {
+  /** The model (verbose name) and fields behind a constraint we declared, and its message if it has one. */
+  constraint(name: string): { model: string; fields: readonly string[]; message?: string } | undefined;
+  /** The verbose name of the model stored in `table`. */
+  model(table: string): string | undefined;
+  /** The field stored in `column` of `table`. */
+  field(table: string, column: string): string | undefined;
+}
+
+/** The fields of a PostgreSQL error report that the translation reads (pg and PGlite share them). */
+interface PostgresErrorReport {
+  code: string;
+  message: string;
+  severity?: string;
+  detail?: string;
+  constraint?: string;
+  table?: string;
+  column?: string;
+}
+
+/** The SQLSTATE of a PostgreSQL error report, or undefined for anything else (a socket error, a bug). */
+export function sqlState(error: unknown): string | undefined {
+  return postgresReport(error)?.code;
+}
+
+/**
+ * The catalogue error a database failure stands for, or `error` itself when it is none of the
+ * above (a 500 stays a 500). Catalogue errors pass through unchanged, so translating twice is safe.
+ */
+export function translateDatabaseError(error: unknown, names?: ConstraintDescriptions): unknown {
+  const report = error instanceof FieldForgeError ? undefined : postgresReport(error);
+  if (!report) return error;
+  return withCause(integrityViolation(report, names) ?? invalidValue(report) ?? serverCondition(report), error);
+}
+
+/**
+ * Only what the statement's data caused (class 23, bad values) as `ValidationError`s; the server's
+ * conditions (timeouts, deadlocks, a lost connection) stay raw on their way up, so code that
+ * retries them (the installer) still reads their SQLSTATE, and the HTTP layer translates them last.
+ */
+export function translateDataError(error: unknown, names: ConstraintDescriptions): unknown {
+  const report = error instanceof FieldForgeError ? undefined : postgresReport(error);
+  if (!report) return error;
+  return withCause(integrityViolation(report, names) ?? invalidValue(report), error);
+}
+
+function withCause(translated: FieldForgeError | undefined, error: unknown): unknown {
+  if (!translated) return error;
+  translated.cause = error; // for logs; never rendered
+  return translated;
+}
+
+/**
+ * A failure of one of the engine's own connections that means the server is out of reach, as
+ * `DatabaseUnavailable`; undefined for anything else (a statement's own error, a bug).
+ */
+export function connectionFailure(error: unknown): DatabaseUnavailable | undefined {
+  const report = postgresReport(error);
+  const lost = report
+    ? isServerGone(report.code)
+    : SOCKET_ERRORS.has(errorCode(error) ?? '') || CLIENT_MESSAGES.some((m) => errorMessage(error).startsWith(m))
+      || aggregated(error).some((e) => SOCKET_ERRORS.has(errorCode(e) ?? ''));
+  if (!lost) return undefined;
+  return Object.assign(unavailable(), { cause: error });
+}
+
+/** True for the SQLSTATEs saying the database named by a connection does not exist (any more). */
+export function isMissingDatabase(error: unknown): boolean {
+  const code = sqlState(error);
+  return code === INVALID_CATALOG_NAME || code === DATABASE_DROPPED;
+}
+
+const INVALID_CATALOG_NAME = '3D000';
+const DATABASE_DROPPED = '57P04';
+
+/**
+ * Errors of Node's sockets and name resolution when the server is down or unreachable. Only the
+ * engine applies them, to its own connections (the filestore's S3 client can fail the same way).
+ */
+const SOCKET_ERRORS = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'EHOSTDOWN',
+  'ENETUNREACH', 'ENETDOWN', 'ENOTFOUND', 'EAI_AGAIN', 'ENOENT', // ENOENT: a Unix socket of a stopped server
+]);
+/** What pg and pg-pool say when a connection died or could not be made in time. */
+const CLIENT_MESSAGES = [
+  'Connection terminated', // "… unexpectedly", "… due to connection timeout"
+  'Client has encountered a connection error and is not queryable',
+  'timeout exceeded when trying to connect',
+  'Cannot use a pool after calling end on the pool', // a pool closed under a request (LRU eviction)
+];
+
+function isServerGone(code: string): boolean {
+  return (code.startsWith('08') && code !== '08P01') // connection exceptions; 08P01 is a protocol bug
+    || code === '57P01' // terminating connection due to administrator command (shutdown, restart)
+    || code === '57P02' // crash shutdown
+    || code === '57P03' // the database system is starting up / shutting down
+    || code === '53300'; // too many connections
+}
+
+function unavailable(): DatabaseUnavailable {
+  return new DatabaseUnavailable('The database server is unavailable (restarting or unreachable); retry shortly');
+}
+
+function serverCondition(report: PostgresErrorReport): FieldForgeError | undefined {
+  const { code } = report;
+  if (isServerGone(code)) return unavailable();
+  if (code === INVALID_CATALOG_NAME || code === DATABASE_DROPPED) return new DatabaseNotFound('The database does not exist');
+  switch (code) {
+    case '57014':
+      return report.message.includes('statement timeout')
+        ? new StatementTimeout(
+          'A database statement of this request ran longer than the statement timeout (FF_STATEMENT_TIMEOUT) and was cancelled; '
+          + 'ask for less (a narrower filter, a smaller limit) or have the operator raise FF_STATEMENT_TIMEOUT',
+        )
+        : new DatabaseUnavailable('A database statement of this request was cancelled by the database server (an operator or a shutdown); retry shortly');
+    case '55P03':
+      return new DatabaseBusy(
+        'A record or table this request needed stayed locked by other work longer than the lock timeout (FF_LOCK_TIMEOUT); retry shortly',
+      );
+    case '40P01':
+    case '40001':
+      return new DatabaseBusy('This request conflicted with concurrent work on the same data and was rolled back; retry it');
+    default:
+      return undefined;
+  }
+}
+
+/** SQLSTATE class 23, the integrity constraint violations. */
+function integrityViolation(report: PostgresErrorReport, names?: ConstraintDescriptions): ValidationError | undefined {
+  if (!report.code.startsWith('23')) return undefined;
+  const declared = report.constraint ? names?.constraint(report.constraint) : undefined;
+  const model = declared?.model ?? modelOf(report, names);
+  const keyFields = () => declared?.fields ?? keyColumns(report.detail).map((c) => fieldOf(report, c, names));
+  const quoted = (fields: readonly string[]) => fields.map((f) => `'${f}'`).join(', ');
+  const constraint = report.constraint ? ` '${report.constraint}'` : '';
+  switch (report.code) {
+    case '23505': {
+      if (declared?.message) return new ValidationError(declared.message);
+      const fields = keyFields();
+      if (fields.length > 1) {
+        return new ValidationError(`${model}: the combination of ${quoted(fields)} must be unique; another record already has these values`);
+      }
+      if (fields.length === 1) return new ValidationError(`${model}: ${quoted(fields)} must be unique; another record already has this value`);
+      return new ValidationError(`${model}: a record with the same unique values already exists${constraint ? ` (constraint${constraint})` : ''}`);
+    }
+    case '23503':
+      // The same SQLSTATE for both ends of a foreign key: a missing target, or (before PostgreSQL
+      // 18, and for NO ACTION keys) a deleted target that is still referenced.
+      if (report.detail?.includes('is still referenced')) return stillReferenced(report, declared, names);
+      if (keyFields().length) return new ValidationError(`The record referenced by '${keyFields()[0]}' does not exist`);
+      return new ValidationError(`${model}: a record referenced${constraint ? ` through the key${constraint}` : ''} does not exist`);
+    case '23001': // restrict_violation: PostgreSQL 18 reports an on_delete RESTRICT key this way
+      return stillReferenced(report, declared, names);
+    case '23502':
+      return new ValidationError(`Field '${fieldOf(report, report.column ?? '?', names)}' of ${model} is required`);
+    case '23514':
+      return new ValidationError(`${model}: the values break the rule${constraint} (a check constraint)`);
+    case '23P01': {
+      const fields = keyFields();
+      return new ValidationError(
+        `${model}: ${fields.length ? quoted(fields) : 'the values'} conflict with another record (exclusion constraint${constraint})`,
+      );
+    }
+    default: // 23000 and any code PostgreSQL adds to the class later
+      return new ValidationError(`${model}: the change breaks an integrity rule${constraint}`);
+  }
+}
+
+/** A delete or key change refused because other records still refer to the record (on_delete RESTRICT). */
+function stillReferenced(
+  report: PostgresErrorReport,
+  declared: { model: string; fields: readonly string[] } | undefined,
+  names: ConstraintDescriptions | undefined,
+): ValidationError {
+  // PostgreSQL reports the referencing table (the one holding the key) in `table`.
+  const referencing = declared?.model ?? modelOf(report, names);
+  const through = declared ? ` through '${declared.fields[0]}'` : report.constraint ? ` through the key '${report.constraint}'` : '';
+  return new ValidationError(`Cannot delete or change this record: ${referencing} records still refer to it${through} (on_delete RESTRICT)`);
+}
+
+/** A value the column cannot hold (data exception class 22, the cases input can cause). */
+function invalidValue(report: PostgresErrorReport): ValidationError | undefined {
+  switch (report.code) {
+    case '22001':
+      return new ValidationError('A value is too long for its field');
+    case '22003':
+      return new ValidationError('A number is out of range for its field');
+    case '22P02':
+    case '22007':
+    case '22008':
+      return new ValidationError('A value has the wrong format for its field');
+    case '22021': // a NUL character in text: PostgreSQL text cannot hold it
+    case '22P05':
+      return new ValidationError('A value contains a character that cannot be stored (the NUL character \\u0000)');
+    default:
+      return undefined;
+  }
+}
+
+function modelOf(report: PostgresErrorReport, names?: ConstraintDescriptions): string {
+  if (!report.table) return 'A record';
+  return names?.model(report.table) ?? `Table "${report.table}"`;
+}
+
+function fieldOf(report: PostgresErrorReport, column: string, names?: ConstraintDescriptions): string {
+  return (report.table && names?.field(report.table, column)) || column.replace(/_id$/, '');
+}
+
+/** The columns of `Key (a, b)=(…)` in a violation's detail (the values are left out of messages). */
+function keyColumns(detail: string | undefined): string[] {
+  const match = /^Key \(([^)]*)\)=/.exec(detail ?? '');
+  return match ? match[1]!.split(',').map((c) => c.trim().replace(/^"(.*)"$/, '$1')).filter(Boolean) : [];
+}
+
+/** A PostgreSQL error report (it has a five-character SQLSTATE and a severity), else undefined. */
+function postgresReport(error: unknown): PostgresErrorReport | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { code, severity } = error as { code?: unknown; severity?: unknown };
+  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code) || typeof severity !== 'string') return undefined;
+  return error as PostgresErrorReport;
+}
+
+function errorCode(error: unknown): string | undefined {
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  return typeof code === 'string' ? code : undefined;
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : '';
+}
+
+/** The errors inside an AggregateError (Node reports a connect to several addresses that way). */
+function aggregated(error: unknown): unknown[] {
+  return error instanceof AggregateError ? error.errors : [];
+}
