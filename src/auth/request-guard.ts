@@ -15,6 +15,7 @@
  * answer leaves — see `runGuarded`, `runSql` and `settleGuard` in `orm/execute-sql.ts`.
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { dropFunctionIfPresent, ensureFunctions, type SqlFunction } from '../db/sql-functions.js';
 
 /** SQLSTATE raised by `ff_request_guard` (class FF is ours; PostgreSQL never uses it). */
 export const GUARD_SQLSTATE = 'FFB00';
@@ -66,17 +67,15 @@ export function guardsInstalled(): RawBuilder<boolean> {
 }
 
 /**
- * Creates or replaces the guard functions. The API key's conditions must stay those of `resolveApiKey`
- * (a key the full look-up accepts passes, any other fails). One query, so one plan, cached by
- * PL/pgSQL per connection.
+ * The guard functions. The API key's conditions must stay those of `resolveApiKey` (a key the full
+ * look-up accepts passes, any other fails). One query, so one plan, cached by PL/pgSQL per connection.
  */
-export async function installRequestGuard(db: Kysely<any>): Promise<void> {
-  // The signature of the first version (before the security version), if a database has it.
-  await sql`DROP FUNCTION IF EXISTS ff_request_guard(text, integer, integer, integer, integer)`.execute(db);
-  await sql`CREATE OR REPLACE FUNCTION ff_request_guard(
-      p_key_hash text, p_account integer, p_user integer, p_company integer, p_registry_version integer,
-      p_security_version integer)
-    RETURNS boolean LANGUAGE plpgsql STABLE PARALLEL RESTRICTED AS $guard$
+const GUARD_FUNCTIONS: readonly SqlFunction[] = [
+  {
+    name: 'ff_request_guard',
+    args: 'p_key_hash text, p_account integer, p_user integer, p_company integer, p_registry_version integer, p_security_version integer',
+    returns: 'boolean', volatility: 'STABLE', parallel: 'RESTRICTED',
+    body: `
     BEGIN
       PERFORM 1
         FROM ff_state s, api_key k JOIN service_account a ON a.id = k.service_account_id
@@ -90,11 +89,14 @@ export async function installRequestGuard(db: Kysely<any>): Promise<void> {
       END IF;
       RETURN true;
     END
-    $guard$`.execute(db);
-  // The same for a session token: its conditions must stay those of `resolveSession`.
-  await sql`CREATE OR REPLACE FUNCTION ff_session_guard(
-      p_session integer, p_user integer, p_company integer, p_registry_version integer, p_security_version integer)
-    RETURNS boolean LANGUAGE plpgsql STABLE PARALLEL RESTRICTED AS $guard$
+    `,
+  },
+  {
+    // The same for a session token: its conditions must stay those of `resolveSession`.
+    name: 'ff_session_guard',
+    args: 'p_session integer, p_user integer, p_company integer, p_registry_version integer, p_security_version integer',
+    returns: 'boolean', volatility: 'STABLE', parallel: 'RESTRICTED',
+    body: `
     BEGIN
       PERFORM 1
         FROM ff_state s, auth_session a JOIN "user" u ON u.id = a.user_id
@@ -107,5 +109,17 @@ export async function installRequestGuard(db: Kysely<any>): Promise<void> {
       END IF;
       RETURN true;
     END
-    $guard$`.execute(db);
+    `,
+  },
+];
+
+/**
+ * Creates the guard functions, or replaces them, only where the catalog differs from the
+ * definitions above: every request calls them, so an upgrade that did not change them leaves them
+ * alone (`db/sql-functions.ts`).
+ */
+export async function installRequestGuard(db: Kysely<any>): Promise<void> {
+  // The signature of the first version (before the security version), if a database has it.
+  await dropFunctionIfPresent(db, 'ff_request_guard(text, integer, integer, integer, integer)');
+  await ensureFunctions(db, GUARD_FUNCTIONS);
 }

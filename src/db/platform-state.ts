@@ -10,15 +10,29 @@ export interface PlatformState {
   registryVersion: number;
 }
 
+/**
+ * Creates `ff_state` (and its row) where missing. The catalog is read first and nothing else runs
+ * when all is there: `ALTER TABLE … ADD COLUMN IF NOT EXISTS` takes an ACCESS EXCLUSIVE lock on the
+ * table every request reads even when the column exists, which would queue all traffic behind any
+ * transaction still reading it, at every install.
+ */
 export async function ensurePlatformState(db: Kysely<any>): Promise<void> {
-  await sql`CREATE TABLE IF NOT EXISTS ff_state (
-    id integer PRIMARY KEY CHECK (id = 1),
-    installing boolean NOT NULL DEFAULT false,
-    installing_since timestamptz,
-    registry_version integer NOT NULL DEFAULT 0)`.execute(db);
+  const { rows: [present] } = await sql<{ table: boolean; security_version: boolean }>`
+    SELECT to_regclass('public.ff_state') IS NOT NULL AS table,
+      EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('public.ff_state') AND attname = 'security_version' AND NOT attisdropped) AS security_version`.execute(db);
+  if (!present?.table) {
+    await sql`CREATE TABLE IF NOT EXISTS ff_state (
+      id integer PRIMARY KEY CHECK (id = 1),
+      installing boolean NOT NULL DEFAULT false,
+      installing_since timestamptz,
+      registry_version integer NOT NULL DEFAULT 0)`.execute(db);
+  }
   // Moved by triggers on rights, rules and memberships (access/security-version.ts).
-  await sql`ALTER TABLE ff_state ADD COLUMN IF NOT EXISTS security_version integer NOT NULL DEFAULT 0`.execute(db);
-  await sql`INSERT INTO ff_state (id) VALUES (1) ON CONFLICT (id) DO NOTHING`.execute(db);
+  if (!present?.security_version) {
+    await sql`ALTER TABLE ff_state ADD COLUMN IF NOT EXISTS security_version integer NOT NULL DEFAULT 0`.execute(db);
+  }
+  const { rows } = await sql`SELECT 1 FROM ff_state WHERE id = 1`.execute(db);
+  if (!rows.length) await sql`INSERT INTO ff_state (id) VALUES (1) ON CONFLICT (id) DO NOTHING`.execute(db);
 }
 
 export async function readPlatformState(db: Kysely<any>): Promise<PlatformState> {
@@ -44,7 +58,11 @@ export async function installedModules(db: Kysely<any>): Promise<string[]> {
   return rows.map((r) => r.identifier);
 }
 
-/** Advisory lock held by the installer for the duration of its transaction. */
+/**
+ * Advisory lock held by an installer (session-level) from before it raises the install flag until
+ * it has lowered it (`modules/install-window.ts`): one installer per database at a time, across
+ * workers and processes, and a flag with no holder is stale.
+ */
 export const INSTALL_LOCK = 7201984;
 
 /**

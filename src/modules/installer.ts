@@ -3,16 +3,18 @@
  * (dependencies first) → build the registry → sync the schema → load each new or upgraded
  * module's data → record module state → bump the registry version. All of it is one
  * transaction; while it runs, the database's `installing` flag makes every worker answer 503.
+ * The transaction runs in the install window (`install-window.ts`): flag first, requests in
+ * flight finished, retried after a lock conflict, so an install under traffic always succeeds.
  */
-import { sql } from 'kysely';
 import { ModuleError } from '../errors.js';
 import type { TenantDatabase } from '../db/engine.js';
-import { syncSchema } from '../db/schema-sync.js';
-import { installSecurityTriggers } from '../access/security-version.js';
+import { planSchema } from '../db/schema-sync.js';
+import { lockTables, mergeLocks } from '../db/table-locks.js';
+import { planSecurityTriggers } from '../access/security-version.js';
 import { ensureAltchaStore } from '../auth/altcha.js';
 import { activeLanguages, loadTranslations, SOURCE_LANGUAGE } from '../i18n/translations.js';
 import { installRequestGuard } from '../auth/request-guard.js';
-import { bumpRegistryVersion, ensurePlatformState, INSTALL_LOCK, installedModules, setInstalling } from '../db/platform-state.js';
+import { bumpRegistryVersion, installedModules } from '../db/platform-state.js';
 import { currentEnv, makeEnv, runInEnv } from '../orm/env.js';
 import { QuerySet } from '../orm/queryset.js';
 import { Registry } from '../orm/registry.js';
@@ -20,6 +22,7 @@ import { createRecords } from '../orm/write/create-records.js';
 import { writeRecords } from '../orm/write/write-records.js';
 import { loadModuleData } from './data-loader.js';
 import { dependencyOrder } from './dependency-order.js';
+import { inInstallWindow } from './install-window.js';
 import type { ModuleCatalog } from './module-catalog.js';
 import { loadModuleCode } from './module-code.js';
 
@@ -43,38 +46,46 @@ export async function buildRegistry(catalog: ModuleCatalog, modules: readonly st
 }
 
 export async function installModules(db: TenantDatabase, catalog: ModuleCatalog, request: InstallRequest): Promise<InstallResult> {
-  await ensurePlatformState(db.kysely);
-  await setInstalling(db.kysely, true);
-  try {
-    return await db.kysely.transaction().execute(async (trx) => {
-      // One installer per database at a time, across workers and processes.
-      await sql`SELECT pg_advisory_xact_lock(${INSTALL_LOCK})`.execute(trx);
-      const before = await installedModules(trx);
-      for (const id of request.update ?? []) {
-        if (!before.includes(id)) throw new ModuleError(`Module '${id}' is not installed in database '${db.name}'; use --init`);
+  // Flag raised, requests in flight let finish, retried on lock conflicts: `install-window.ts`.
+  return inInstallWindow(db, async (trx) => {
+    const before = await installedModules(trx);
+    for (const id of request.update ?? []) {
+      if (!before.includes(id)) throw new ModuleError(`Module '${id}' is not installed in database '${db.name}'; use --init`);
+    }
+    const order = dependencyOrder(catalog, [...before, ...(request.init ?? []), ...(before.length ? [] : ['core'])]);
+    const registry = await buildRegistry(catalog, order);
+    // Schema and triggers are compared with the catalog first; every table either will change is
+    // then locked at once, in one order (`db/table-locks.ts`), before the first change. An upgrade
+    // that changes neither plans nothing and takes no table lock.
+    const schema = await planSchema(trx, registry);
+    const triggers = await planSecurityTriggers(trx, registry, schema.created);
+    await lockTables(trx, mergeLocks(schema.locks, triggers.locks), credentialTables(registry));
+    const warnings = await schema.apply();
+    await installRequestGuard(trx);
+    await triggers.apply();
+    await ensureAltchaStore(trx);
+    const fresh = order.filter((id) => !before.includes(id));
+    const reload = order.filter((id) => fresh.includes(id) || (request.update ?? []).includes(id));
+    await runInEnv(makeEnv(db, registry, trx, { su: true }), async () => {
+      for (const id of reload) {
+        await loadModuleData(catalog.get(id));
+        await recordModule(catalog, id, fresh.includes(id));
       }
-      const order = dependencyOrder(catalog, [...before, ...(request.init ?? []), ...(before.length ? [] : ['core'])]);
-      const registry = await buildRegistry(catalog, order);
-      const warnings = await syncSchema(trx, registry);
-      await installRequestGuard(trx);
-      await installSecurityTriggers(trx, registry);
-      await ensureAltchaStore(trx);
-      const fresh = order.filter((id) => !before.includes(id));
-      const reload = order.filter((id) => fresh.includes(id) || (request.update ?? []).includes(id));
-      await runInEnv(makeEnv(db, registry, trx, { su: true }), async () => {
-        for (const id of reload) {
-          await loadModuleData(catalog.get(id));
-          await recordModule(catalog, id, fresh.includes(id));
-        }
-        // Languages already on get the translations of what was just installed or upgraded.
-        for (const code of await activeLanguages()) if (code !== SOURCE_LANGUAGE) await loadTranslations(code);
-      });
-      await bumpRegistryVersion(trx);
-      return { registry, installed: fresh, updated: reload.filter((id) => !fresh.includes(id)), warnings };
+      // Languages already on get the translations of what was just installed or upgraded.
+      for (const code of await activeLanguages()) if (code !== SOURCE_LANGUAGE) await loadTranslations(code);
     });
-  } finally {
-    await setInstalling(db.kysely, false);
-  }
+    await bumpRegistryVersion(trx);
+    return { registry, installed: fresh, updated: reload.filter((id) => !fresh.includes(id)), warnings };
+  });
+}
+
+/**
+ * The tables the credential checks read, in the order they read them (`resolveApiKey` and the API
+ * key guard: `api_key`, `service_account`; `resolveSession` and the session guard: `auth_session`,
+ * `user`): locked after every other table, see `db/table-locks.ts`.
+ */
+function credentialTables(registry: Registry): string[] {
+  return ['ApiKey', 'ServiceAccount', 'AuthSession', 'User'].filter((m) => registry.has(m)).map((m) => registry.meta(m).table);
 }
 
 async function recordModule(catalog: ModuleCatalog, id: string, isNew: boolean): Promise<void> {

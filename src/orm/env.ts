@@ -9,6 +9,9 @@ import type { Kysely } from 'kysely';
 import type { AccessProfile } from '../access/access-profile.js';
 import type { RequestGuard } from '../auth/request-guard.js';
 import type { TenantDatabase } from '../db/engine.js';
+import { sqlState } from '../db/database-errors.js';
+import { readPlatformState } from '../db/platform-state.js';
+import { DatabaseBusy } from '../errors.js';
 import { flushAssignments } from './flush-assignments.js';
 import { PendingWrites } from './pending-writes.js';
 import type { Registry } from './registry.js';
@@ -91,9 +94,23 @@ export interface TransactionOptions {
 }
 
 /**
+ * Attempts of a unit of work that lost a deadlock or a serialization conflict, before the failure
+ * goes to the caller (as Odoo retries a request on concurrency failures; the HTTP layer answers it
+ * 503 with Retry-After). A lock timeout is not retried: the request already waited that long.
+ */
+const MAX_ATTEMPTS = 3;
+const CONFLICTS = new Set(['40P01', '40001']); // deadlock_detected, serialization_failure
+
+/**
  * Runs `fn` as one unit of work: a transaction that commits when `fn` resolves and rolls back when
  * it throws, so a failure never leaves anything half-written. After-commit work runs once the
  * commit succeeded and never delays the caller's result on failure.
+ *
+ * Chosen as the victim of a deadlock (or a serialization failure), the transaction was rolled
+ * back whole, so `fn` runs again in a new one, up to `MAX_ATTEMPTS` in all, after a short random
+ * pause (the other side finishes meanwhile). The new attempt starts as a new request would: a
+ * remembered credential is confirmed again by its first statement, and without one a database
+ * being installed refuses it (503).
  */
 export async function transaction<T>(
   db: TenantDatabase,
@@ -101,18 +118,36 @@ export async function transaction<T>(
   options: TransactionOptions,
   fn: () => Promise<T>,
 ): Promise<T> {
-  const afterCommit: (() => unknown)[] = [];
-  const result = await db.kysely.transaction().execute((trx) => runInEnv(makeEnv(db, registry, trx, options, afterCommit), async () => {
-    const value = await fn();
-    await flushAssignments(); // fields assigned after the last statement are written before the commit
-    return value;
-  }));
-  for (const job of afterCommit) {
+  for (let attempt = 1; ; attempt++) {
+    const afterCommit: (() => unknown)[] = [];
+    let result: T;
     try {
-      await job();
+      result = await db.kysely.transaction().execute((trx) => runInEnv(makeEnv(db, registry, trx, options, afterCommit), async () => {
+        const value = await fn();
+        await flushAssignments(); // fields assigned after the last statement are written before the commit
+        return value;
+      }));
     } catch (err) {
-      console.error('after-commit job failed', err);
+      if (attempt >= MAX_ATTEMPTS || !CONFLICTS.has(sqlState(err) ?? '')) throw err;
+      await new Promise((resolve) => setTimeout(resolve, (20 + Math.random() * 80) * attempt));
+      await beforeRetry(db, options);
+      continue;
     }
+    for (const job of afterCommit) {
+      try {
+        await job();
+      } catch (err) {
+        console.error('after-commit job failed', err);
+      }
+    }
+    return result;
   }
-  return result;
+}
+
+async function beforeRetry(db: TenantDatabase, options: TransactionOptions): Promise<void> {
+  if (options.guard) {
+    options.guard.pending = true;
+  } else if (!options.su && (await readPlatformState(db.kysely)).installing) {
+    throw new DatabaseBusy(`Database '${db.name}' is installing or upgrading modules; retry shortly`);
+  }
 }
