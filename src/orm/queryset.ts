@@ -16,7 +16,8 @@ import type { Model } from './model.js';
 import type { ModelMeta } from './model-meta.js';
 import { runSelect } from './execute-sql.js';
 import { inCondition, type FilterNode } from './query/filter-ast.js';
-import { parseFilter } from './query/filter-parser.js';
+import { MAX_LITERAL_LENGTH, parseFilter } from './query/filter-parser.js';
+import { charactersBeyond } from './fields/storable-text.js';
 import { EMPTY_STATE, planSelect, type QueryState } from './query/select-plan.js';
 import { selectRows, withRecName, type Row } from './query/select-rows.js';
 import { buildFieldTree, defaultFieldPaths } from './read/field-tree.js';
@@ -70,6 +71,12 @@ export class QuerySet<T extends Model = Model> {
     // Each term is a bound parameter per search field: unbounded, a request could overflow
     // PostgreSQL's 65,535 parameters (a 500) or cost arbitrary work.
     if (nameSearch.length > MAX_SEARCH_TERMS) throw new BadRequest(`At most ${MAX_SEARCH_TERMS} name_search terms`);
+    // A term is a pattern matched against every row: its cost grows with its length (see
+    // MAX_LITERAL_LENGTH, which filter strings share).
+    for (const term of terms) {
+      const length = charactersBeyond(term, MAX_LITERAL_LENGTH);
+      if (length !== null) throw new BadRequest(`A name_search term is too long (${length} characters, at most ${MAX_LITERAL_LENGTH})`);
+    }
     return this.with({ nameSearch });
   }
   /** Refuse internal fields in paths: used for everything a client sends. */

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { currentEnv } from '../../src/orm/env.js';
 import { ProjectStage } from '../../modules/project/models/project_stage.js';
 import { ProjectTag } from '../../modules/project/models/project_tag.js';
+import { ProjectTask } from '../../modules/project/models/project_task.js';
 import { adminAccessYaml, writeProbeModule } from '../support/probe-module.js';
 import { testDatabase, type TestDatabase } from '../support/test-database.js';
 
@@ -322,6 +323,29 @@ describe('ManyToMany writes', () => {
     expect(notList.statusCode).toBe(400);
     expect(notList.json()).toMatchObject({ detail: "Field 'tags' of ProjectTask takes a list of ids", error: 'ValidationError' });
     expect((await fetch('ProjectTask', id, ['tags'])).tags).toEqual([{ id: tags.a, display_name: 'a' }]);
+  });
+
+  it('ids that are no ids — beyond int32, beyond a double, as text — are refused naming the field, for links and lines alike', async () => {
+    const raw = (payload: string) => t.app.inject({
+      method: 'POST', url: '/api/create/ProjectTask', payload,
+      headers: { authorization: `Bearer ${t.apiKey}`, 'x-db-name': t.name, 'content-type': 'application/json' },
+    });
+    const before = await t.run(() => ProjectTask.query().with_archived().count());
+    const cases: [string, string][] = [
+      ['{"name": "x", "tags": [2147483648]}', "Field 'tags' of ProjectTask takes a list of ProjectTag ids (integers from 1 to 2147483647); got 2147483648"],
+      ['{"name": "x", "tags": [1e400]}', "Field 'tags' of ProjectTask takes a list of ProjectTag ids (integers from 1 to 2147483647); got Infinity"],
+      ['{"name": "x", "subtasks": [2147483648]}', "Field 'subtasks' of ProjectTask takes ProjectTask lines: objects (with the id of an existing line to change it) or ids (integers from 1 to 2147483647); got 2147483648"],
+      ['{"name": "x", "subtasks": [{"id": 2147483648, "name": "y"}]}', "Field 'subtasks' of ProjectTask takes ProjectTask lines"],
+      // Before, a line whose id was text was silently taken for a new line.
+      ['{"name": "x", "subtasks": [{"id": "1", "name": "y"}]}', "Field 'subtasks' of ProjectTask takes ProjectTask lines"],
+    ];
+    for (const [payload, detail] of cases) {
+      const res = await raw(payload);
+      expect(res.statusCode, `${payload}: ${res.body}`).toBe(400);
+      expect(res.json().error).toBe('ValidationError');
+      expect(res.json().detail).toContain(detail);
+    }
+    expect(await t.run(() => ProjectTask.query().with_archived().count())).toBe(before);
   });
 });
 

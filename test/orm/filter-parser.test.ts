@@ -7,6 +7,7 @@ import {
   MAX_FILTER_DEPTH,
   MAX_FILTER_LENGTH,
   MAX_LIST_ITEMS,
+  MAX_LITERAL_LENGTH,
   parseFilter,
 } from '../../src/orm/query/filter-parser.js';
 
@@ -516,6 +517,7 @@ describe('parseFilter: safety limits', () => {
     expect(MAX_FILTER_DEPTH).toBe(64);
     expect(MAX_LIST_ITEMS).toBe(10_000);
     expect(MAX_CONDITIONS).toBe(1_000);
+    expect(MAX_LITERAL_LENGTH).toBe(1_000);
   });
 
   it('rejects a 1 MB filter before tokenizing it', () => {
@@ -532,10 +534,23 @@ describe('parseFilter: safety limits', () => {
   });
 
   it('accepts text exactly at the length limit', () => {
-    const prefix = "Q(a='";
-    const text = `${prefix}${'x'.repeat(MAX_FILTER_LENGTH - prefix.length - 2)}')`;
+    // Strings of the longest accepted length, then spaces up to the limit.
+    const item = `'${'x'.repeat(MAX_LITERAL_LENGTH)}'`;
+    const head = `Q(a__in=[${Array.from({ length: 90 }, () => item).join(',')}])`;
+    const text = head.padEnd(MAX_FILTER_LENGTH, ' ');
     expect(text.length).toBe(MAX_FILTER_LENGTH);
-    expect(parseFilter(text)).toEqual(cond('a', 'x'.repeat(MAX_FILTER_LENGTH - 7), 2));
+    expect(parseFilter(text)).toEqual(cond('a__in', Array.from({ length: 90 }, () => 'x'.repeat(MAX_LITERAL_LENGTH)), 2));
+  });
+
+  it('accepts a string of the longest length and refuses one character more, at the string', () => {
+    const longest = 'é'.repeat(MAX_LITERAL_LENGTH);
+    expect(parseFilter(`Q(a='${longest}')`)).toEqual(cond('a', longest, 2));
+    // Characters are code points: 1,000 emoji are 2,000 UTF-16 units and still one string of 1,000.
+    expect(parseFilter(`Q(a='${'😀'.repeat(MAX_LITERAL_LENGTH)}')`)).toEqual(cond('a', '😀'.repeat(MAX_LITERAL_LENGTH), 2));
+    expectError(`Q(a=1) | Q(b="${'y'.repeat(MAX_LITERAL_LENGTH + 1)}")`, 13,
+      `String '${'y'.repeat(30)}…' is too long (${MAX_LITERAL_LENGTH + 1} characters, at most ${MAX_LITERAL_LENGTH})`);
+    // Escapes count once they are decoded.
+    expectError(`Q(a='${'\\u0041'.repeat(MAX_LITERAL_LENGTH + 1)}')`, 4, `is too long (${MAX_LITERAL_LENGTH + 1} characters`);
   });
 
   it('rejects 10,000 nested parentheses quickly with a depth error instead of overflowing the stack', () => {
@@ -606,13 +621,15 @@ describe('parseFilter: safety limits', () => {
     expect(node).toEqual(cond('name__in', strings.map((s) => s.slice(1, -1)), 2));
   });
 
-  it('parses a long string full of escapes in linear time', () => {
-    const text = `Q(a='${'\\n\\u0041'.repeat(12_000)}')`;
+  it('parses long strings full of escapes in linear time', () => {
+    const item = `'${'\\n\\u0041'.repeat(MAX_LITERAL_LENGTH / 2)}'`;
+    const text = `Q(a__in=[${Array.from({ length: 24 }, () => item).join(',')}])`;
     expect(text.length).toBeLessThanOrEqual(MAX_FILTER_LENGTH);
+    parseFilter(text); // warm up
     const started = performance.now();
     const node = parseFilter(text);
     expect(performance.now() - started).toBeLessThan(50);
-    expect(node).toEqual(cond('a', '\nA'.repeat(12_000), 2));
+    expect(node).toEqual(cond('a__in', Array.from({ length: 24 }, () => '\nA'.repeat(MAX_LITERAL_LENGTH / 2)), 2));
   });
 
   it('parses a wide and/or expression near the condition limit quickly', () => {

@@ -1,10 +1,14 @@
-import { Model, UserError, ValidationError, currentEnv, fields, withEnv } from 'fieldforge';
+import { Model, QuerySet, UserError, ValidationError, currentEnv, fields, withEnv } from 'fieldforge';
 import type { ModelChange } from 'fieldforge';
 import { assertRecordsAllowed } from '../../../src/access/record-checks.js';
 import { activeAccess } from '../../../src/access/record-access.js';
 import { storeContent } from '../../../src/files/stored-content.js';
 import { releaseKeys } from '../../../src/files/release-keys.js';
 import { REMOVAL_TABLE } from '../../../src/files/file-removal.js';
+import { NotFound } from '../../../src/errors.js';
+import { showValue } from '../../../src/orm/fields/field.js';
+import { isRecordId } from '../../../src/orm/fields/relational-fields.js';
+import { INT32_MAX } from '../../../src/orm/fields/scalar-fields.js';
 
 /**
  * A stored file (spec §2.4): the row names the bytes by content address (`filepath`, read as
@@ -43,30 +47,59 @@ export class Attachment extends Model {
   declare name: string;
   declare checksum: string | null;
 
-  /** The caller must be allowed to write the owning records a change touches (see the class comment). */
+  /**
+   * An owner must be a record that can own a file: `model` the name of a model (not an owned
+   * model: an attachment owned by an attachment would be readable by nobody) and `record` a
+   * positive id, never a record id without its model — otherwise the row would be hidden from its
+   * own writer, or from everyone. The caller must also be allowed to change the owning records a
+   * change touches — the current owner and, when the owner changes, the new one, which must exist
+   * (see the class comment). A new owner that does not exist is refused exactly as one the caller
+   * may not read: 404. The platform (File fields, data files) is trusted with the owners it sets;
+   * the shape of the values is checked on every path.
+   */
   static override async _check_change(change: ModelChange): Promise<void> {
+    const given = change.op === 'delete' ? [] : change.op === 'create' ? change.vals : [change.vals];
+    for (const vals of given) checkOwnerValues(vals, change.op === 'create' ? 'create' : 'write');
     if (!activeAccess()) return; // the platform (su): File fields, the sweep, data files
-    const owners = new Map<string, Set<number>>();
-    const add = (model: unknown, record: unknown) => {
-      if (typeof model !== 'string' || !model || typeof record !== 'number' || !record) return;
-      const set = owners.get(model) ?? new Set<number>();
-      owners.set(model, set.add(record));
+    const { registry } = currentEnv();
+    const current = new Map<string, Set<number>>();
+    const next = new Map<string, Set<number>>();
+    const add = (owners: Map<string, Set<number>>, model: unknown, record: unknown) => {
+      if (typeof model !== 'string' || !model || typeof record !== 'number') return;
+      owners.set(model, (owners.get(model) ?? new Set<number>()).add(record));
     };
     if (change.op === 'create') {
-      for (const vals of change.vals) add(vals.model, vals.record);
+      for (const vals of change.vals) add(next, vals.model, vals.record);
     } else {
-      const current = await withEnv({ su: true }, () => this.query({ id__in: [...change.ids] }).read(['model', 'record']));
-      for (const row of current) {
-        add(row.model, row.record);
-        if (change.op === 'write' && ('model' in change.vals || 'record' in change.vals)) {
-          add('model' in change.vals ? change.vals.model : row.model, 'record' in change.vals ? change.vals.record : row.record);
+      const rows = await withEnv({ su: true }, () => this.query({ id__in: [...change.ids] }).read(['model', 'record']));
+      for (const row of rows) {
+        add(current, row.model, row.record);
+        if (change.op !== 'write' || !('model' in change.vals || 'record' in change.vals)) continue;
+        const model = 'model' in change.vals ? change.vals.model : row.model;
+        const record = 'record' in change.vals ? change.vals.record : row.record;
+        if (typeof record === 'number' && (model === null || model === undefined || model === '')) {
+          throw new ValidationError(`An attachment's owner record ${record} needs its model: set 'model' too, or clear 'record'`);
         }
+        add(next, model, record);
       }
     }
-    const { registry } = currentEnv();
-    for (const [model, ids] of owners) {
+    // A current owner may have been deleted since: its file can still be changed or deleted by
+    // whoever may change the owner's records (nothing is left to check when it is gone).
+    for (const [model, ids] of current) {
+      if (registry.has(model)) await assertRecordsAllowed(registry.meta(model), 'write', [...ids]);
+    }
+    for (const [model, ids] of next) {
       if (!registry.has(model)) throw new ValidationError(`An attachment cannot belong to '${model.slice(0, 60)}': no such model`);
-      await assertRecordsAllowed(registry.meta(model), 'write', [...ids]);
+      const meta = registry.meta(model);
+      if (meta.ownedBy) {
+        throw new ValidationError(`An attachment cannot belong to a ${model} record: ${model} records belong to other records themselves`);
+      }
+      await assertRecordsAllowed(meta, 'write', [...ids]);
+      // Rights and rules say nothing of an id no record has (an unrestricted caller is not
+      // checked row by row at all): look for the records themselves.
+      const found = new Set(await withEnv({ su: true }, () => new QuerySet(meta).with_archived().filter({ id__in: [...ids] }).ids()));
+      const missing = [...ids].filter((id) => !found.has(id));
+      if (missing.length) throw new NotFound(`${meta.name} ${missing.slice(0, 5).join(', ')} does not exist`);
     }
   }
   declare filepath: string | null;
@@ -122,7 +155,7 @@ export class Attachment extends Model {
       const i = model as Record<string, unknown>;
       return this.remove_from_attachment(i.model, i.record, i.field);
     }
-    if (typeof model !== 'string' || !model || typeof record !== 'number' || !record || typeof field !== 'string' || !field) {
+    if (typeof model !== 'string' || !model || !isRecordId(record) || typeof field !== 'string' || !field) {
       throw new UserError('remove_from_attachment needs model, record and field');
     }
     return this.delete_field_attachments(model, record, field);
@@ -130,6 +163,35 @@ export class Attachment extends Model {
 
   private static async delete_field_attachments(model: string, record: number, field: string): Promise<number> {
     return this.query().filter({ model, record, field }).delete();
+  }
+}
+
+/**
+ * The owner values a create or write gives, checked for what they are before anything is looked
+ * up, on every path: `model` a text, `record` a positive id, and a record id only with its model.
+ * JSON's `1e-400` reads as 0 and `true` would become the text "true": neither names an owner.
+ * Whether the model exists matters once it names a record's model (see `_check_change`): `model`
+ * alone says what the file is about, as Odoo's `res_model` without `res_id`, and leaves the file
+ * without an owner record.
+ */
+function checkOwnerValues(vals: Readonly<Record<string, unknown>>, op: 'create' | 'write'): void {
+  const { registry } = currentEnv();
+  const model = vals.model;
+  const record = vals.record;
+  if (model !== undefined && model !== null && model !== '') {
+    if (typeof model !== 'string') {
+      throw new ValidationError(`Invalid value ${showValue(model)} for field 'model' of Attachment: expected the name of the owning model`);
+    }
+    // The field's own checks first (length, NUL, half surrogate pairs), so they read as for any Char.
+    registry.meta('Attachment').fields.get('model')!.toColumn(model);
+  }
+  if (record !== undefined && record !== null) {
+    if (!isRecordId(record)) {
+      throw new ValidationError(`Invalid value ${showValue(record)} for field 'record' of Attachment: expected the id of the owning record (an integer from 1 to ${INT32_MAX})`);
+    }
+    // On a write a missing `model` keeps the row's (checked against the row in _check_change).
+    const noModel = model === null || model === '' || (model === undefined && op === 'create');
+    if (noModel) throw new ValidationError(`An attachment's owner record ${record} needs its model: set 'model' too, or clear 'record'`);
   }
 }
 

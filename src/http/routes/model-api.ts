@@ -30,8 +30,14 @@ function modelOf(req: FastifyRequest): ModelMeta {
   return currentEnv().registry.meta((req.params as Params).model);
 }
 
-/** `{id, name, display_name}` of a written record. */
-function writeAnswer(meta: ModelMeta, rec: Model): Record<string, unknown> {
+/**
+ * `{id, name, display_name}` of a written record. An update may leave its record out of the
+ * writer's sight (a record rule or company it moved the record out of): the write was allowed
+ * when it was made and stands, as in Odoo, and the answer gives the id without the names the
+ * writer may no longer read.
+ */
+function writeAnswer(meta: ModelMeta, id: number, rec: Model | undefined): Record<string, unknown> {
+  if (!rec) return { id, name: null, display_name: null };
   const name = meta.fields.get('name')?.column ? rec._values.name ?? null : rec.display_name;
   return { id: rec.id, name, display_name: rec.display_name };
 }
@@ -72,15 +78,16 @@ export function registerModelApi(app: FastifyInstance): void {
   app.post('/api/create/:model', IN_UNIT_OF_WORK, (req) => unitOfWork(req, async () => {
     const meta = modelOf(req);
     const [rec] = await createRecords(meta, [publicValues(meta, req.body, 'create')]);
-    return writeAnswer(meta, rec!);
+    return writeAnswer(meta, rec!.id, rec);
   }));
 
   app.put('/api/update/:model/:id', IN_UNIT_OF_WORK, (req) => unitOfWork(req, async () => {
     const meta = modelOf(req);
     const id = recordId((req.params as Params).id!);
     await writeRecords(meta, [id], publicValues(meta, req.body, 'update'));
+    // Loaded as the writer: a record it may no longer read is not there (see writeAnswer).
     const [rec] = await RecordBatch.load(meta, [id]);
-    return writeAnswer(meta, rec!);
+    return writeAnswer(meta, id, rec);
   }));
 
   app.delete('/api/delete/:model/:id', IN_UNIT_OF_WORK, (req) => unitOfWork(req, async () => {

@@ -3,6 +3,7 @@
  * throws a `BadRequest` naming the key, so handlers stay free of hand-written checks.
  */
 import { BadRequest } from '../../errors.js';
+import { isRecordId } from '../../orm/fields/relational-fields.js';
 
 export class RequestBody {
   private readonly body: Record<string, unknown>;
@@ -54,7 +55,8 @@ export class RequestBody {
   ids(key: string): number[] | undefined {
     const v = this.body[key];
     if (v === undefined || v === null) return undefined;
-    if (!Array.isArray(v) || v.some((x) => typeof x !== 'number' || !Number.isInteger(x) || x <= 0)) {
+    if (!Array.isArray(v) || !v.every(isRecordId)) {
+      // Ids beyond int32 would be refused by PostgreSQL itself, with an error naming no key.
       throw new BadRequest(`'${key}' must be an array of record ids`);
     }
     return v as number[];
@@ -71,7 +73,7 @@ export class RequestBody {
 /** A positive integer path parameter (`/api/fetch/Task/12`). */
 export function recordId(value: string): number {
   const id = Number(value);
-  if (!/^\d{1,10}$/.test(value) || !Number.isSafeInteger(id) || id <= 0 || id > 2_147_483_647) {
+  if (!/^\d{1,10}$/.test(value) || !isRecordId(id)) {
     throw new BadRequest(`'${value.slice(0, 20)}' is not a record id`);
   }
   return id;

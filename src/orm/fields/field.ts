@@ -5,6 +5,7 @@
  */
 import { ValidationError } from '../../errors.js';
 import type { ModelMeta } from '../model-meta.js';
+import { unstorableText } from './storable-text.js';
 
 export type FieldType =
   | 'Char' | 'Text' | 'Boolean' | 'Integer' | 'Float' | 'Monetary' | 'Date' | 'Datetime'
@@ -158,8 +159,41 @@ export abstract class Field<O extends FieldOptions = FieldOptions> {
     return entry;
   }
 
+  /**
+   * A text value for a text column: a string, or a finite number or boolean written as one
+   * (`"42"`, `"true"`); refused when PostgreSQL could not store it as given (NUL, half a
+   * surrogate pair) or when it is anything else (an object, a list, Infinity).
+   */
+  protected textValue(value: unknown): string {
+    if ((typeof value === 'number' && Number.isFinite(value)) || typeof value === 'boolean') return String(value);
+    if (typeof value !== 'string') throw this.invalid(value, 'a string');
+    const problem = unstorableText(value);
+    if (problem) throw this.invalid(value, `text without ${problem}`);
+    return value;
+  }
+
   protected invalid(value: unknown, expected: string): ValidationError {
-    const shown = typeof value === 'string' ? `'${value.slice(0, 40)}'` : JSON.stringify(value)?.slice(0, 40);
-    return new ValidationError(`Invalid value ${shown} for field '${this.name}' of ${this.model.name}: expected ${expected}`);
+    return new ValidationError(`Invalid value ${showValue(value)} for field '${this.name}' of ${this.model.name}: expected ${expected}`);
+  }
+}
+
+/** How much of a refused value an error message quotes. */
+const MAX_SHOWN = 40;
+
+/**
+ * A refused value as an error message quotes it: at most 40 characters, never a second error.
+ * JSON reads a number beyond a double (`1e400`) as Infinity, which `JSON.stringify` would show
+ * as `null` — the very value the client did not send — so it is named for what it is. Model code
+ * may pass what JSON cannot show (a BigInt, a cycle, a function): its type is named instead.
+ */
+export function showValue(value: unknown): string {
+  if (typeof value === 'string') return `'${value.slice(0, MAX_SHOWN)}'`;
+  if (typeof value === 'number' && !Number.isFinite(value)) {
+    return Number.isNaN(value) ? 'NaN' : `${value < 0 ? '-' : ''}Infinity (a number beyond ±1.8e308)`;
+  }
+  try {
+    return JSON.stringify(value)?.slice(0, MAX_SHOWN) ?? typeof value;
+  } catch {
+    return `(a ${typeof value === 'object' ? value?.constructor?.name ?? 'object' : typeof value})`;
   }
 }

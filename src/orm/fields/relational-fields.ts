@@ -5,6 +5,15 @@
  */
 import { Field, type FieldOptions, type RegistryEntry } from './field.js';
 import type { ModelMeta } from '../model-meta.js';
+import { INT32_MAX } from './scalar-fields.js';
+
+/**
+ * Whether `value` can be a record id: a positive integer that fits the `integer` id columns.
+ * Beyond that PostgreSQL itself would refuse the statement, with an error naming no field.
+ */
+export function isRecordId(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value > 0 && value <= INT32_MAX;
+}
 
 export type OnDelete = 'CASCADE' | 'SET NULL' | 'RESTRICT';
 
@@ -23,10 +32,11 @@ export abstract class RelationalField<O extends FieldOptions = FieldOptions> ext
   override describe(): RegistryEntry {
     return { ...super.describe(), related_model: this.targetName };
   }
-  protected toId(value: unknown): number {
-    if (typeof value === 'number' && Number.isInteger(value) && value > 0) return value;
-    if (value && typeof value === 'object' && 'id' in value) return this.toId((value as { id: unknown }).id);
-    throw this.invalid(value, `a ${this.targetName} id`);
+  /** A record id, given as a number or as a record (`{id}`, a model instance). */
+  toId(value: unknown): number {
+    const id = value !== null && typeof value === 'object' && 'id' in value ? (value as { id: unknown }).id : value;
+    if (isRecordId(id)) return id;
+    throw this.invalid(value, `a ${this.targetName} id (an integer from 1 to ${INT32_MAX})`);
   }
 }
 
@@ -55,8 +65,10 @@ export class ManyToOneField extends RelationalField<ManyToOneOptions> {
   }
   override toFilterValue(value: unknown): unknown {
     if (value === null || value === undefined) return null;
-    if (typeof value === 'number' && Number.isInteger(value)) return value;
-    throw this.invalid(value, `a ${this.targetName} id`);
+    // Any integer the column can hold may be compared (`parent__gt=0`); a larger one never matches
+    // and would make PostgreSQL refuse the whole statement.
+    if (typeof value === 'number' && Number.isInteger(value) && Math.abs(value) <= INT32_MAX) return value;
+    throw this.invalid(value, `a ${this.targetName} id (an integer up to ${INT32_MAX})`);
   }
   override describe(): RegistryEntry {
     const entry = super.describe();
@@ -142,8 +154,8 @@ export class FileField extends Field {
   }
   override toColumn(value: unknown): unknown {
     if (value === null || value === undefined || value === false) return null;
-    if (typeof value === 'number' && Number.isInteger(value) && value > 0) return value;
-    throw this.invalid(value, 'an attachment id');
+    if (isRecordId(value)) return value;
+    throw this.invalid(value, `an attachment id (an integer from 1 to ${INT32_MAX}) or an upload {name, base64}`);
   }
   override describe(): RegistryEntry {
     return { ...super.describe(), related_model: 'Attachment' };

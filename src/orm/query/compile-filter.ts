@@ -203,8 +203,10 @@ function compareColumn(node: ConditionNode, col: Sql, f: Field, lookup: Lookup, 
       if (!TEXT_TYPES.has(f.type)) {
         throw new QuerySyntaxError(`Lookup '${lookup}' applies to text fields, not to ${f.type} field '${f.name}'`, node.position);
       }
-      const text = scalar(value, node, lookup);
-      if (typeof text !== 'string') throw new QuerySyntaxError(`Lookup '${lookup}' needs a string`, node.position);
+      const given = scalar(value, node, lookup);
+      if (typeof given !== 'string') throw new QuerySyntaxError(`Lookup '${lookup}' needs a string`, node.position);
+      // The field's own check (no NUL, no half surrogate pair), so the refusal names the field.
+      const text = conv(given) as string;
       const escaped = text.replace(/[\\%_]/g, (c) => `\\${c}`);
       const pattern = lookup.endsWith('contains') ? `%${escaped}%` : lookup.endsWith('startswith') ? `${escaped}%` : `%${escaped}`;
       return lookup.startsWith('i') ? sql`(${col} ILIKE ${pattern})` : sql`(${col} LIKE ${pattern})`;

@@ -17,12 +17,13 @@
  *     variable := user_id | company_id | company_ids | today | now
  *
  * Hostile input is bounded: the text length, the nesting depth (so recursion can never overflow
- * the stack), the items of one list and the number of conditions are all capped, and the whole
+ * the stack), the length of a string, the items of one list and the number of conditions are all capped, and the whole
  * parse is linear in the length of the text. Every error is a `QuerySyntaxError` that quotes the
  * offending token and carries its 0-based position.
  */
 import { QuerySyntaxError } from '../../errors.js';
 import type { ConditionNode, FilterNode, FilterValue, FilterVariable } from './filter-ast.js';
+import { charactersBeyond } from '../fields/storable-text.js';
 
 /** Longest filter text accepted, in characters (UTF-16 code units). */
 export const MAX_FILTER_LENGTH = 100_000;
@@ -32,6 +33,13 @@ export const MAX_FILTER_DEPTH = 64;
 export const MAX_LIST_ITEMS = 10_000;
 /** Most `path=value` conditions accepted in one filter. */
 export const MAX_CONDITIONS = 1_000;
+/**
+ * Longest string literal accepted, in characters (after escapes). PostgreSQL matches a pattern
+ * (`icontains`) in time proportional to its length for every row: a 100,000-character literal
+ * kept a worker's statement busy for seconds over the 3,715 states, while 1,000 characters
+ * cost about as much as any ordinary term. Name-search terms share the bound.
+ */
+export const MAX_LITERAL_LENGTH = 1_000;
 
 /** How much of an offending token an error message quotes. */
 const MAX_QUOTED = 30;
@@ -240,7 +248,12 @@ class Lexer {
       const c = text.charCodeAt(i);
       if (c === quoteChar) {
         parts.push(text.slice(chunkStart, i));
-        return { type: 'string', start, end: i + 1, value: parts.length === 1 ? parts[0] as string : parts.join('') };
+        const value = parts.length === 1 ? parts[0] as string : parts.join('');
+        const length = charactersBeyond(value, MAX_LITERAL_LENGTH);
+        if (length !== null) {
+          throw new QuerySyntaxError(`String ${quote(value)} is too long (${length} characters, at most ${MAX_LITERAL_LENGTH})`, start);
+        }
+        return { type: 'string', start, end: i + 1, value };
       }
       if (c !== CH_BACKSLASH) {
         i++;

@@ -7,12 +7,12 @@
 import { sql } from 'kysely';
 import { ValidationError } from '../../errors.js';
 import { missingReference } from '../../access/reference-checks.js';
-import type { ManyToManyField, OneToManyField } from '../fields/relational-fields.js';
+import { isRecordId, type ManyToManyField, type OneToManyField } from '../fields/relational-fields.js';
 import type { ModelMeta } from '../model-meta.js';
 import { runSql } from '../execute-sql.js';
 import { QuerySet } from '../queryset.js';
 import { inCondition } from '../query/filter-ast.js';
-import type { WriteMode } from './write-values.js';
+import { lineIdError, type WriteMode } from './write-values.js';
 import { createRecords } from './create-records.js';
 import { writeRecords } from './write-records.js';
 import { deleteRecords } from './delete-records.js';
@@ -64,14 +64,15 @@ export async function writeOneToMany(field: OneToManyField, parentId: number, li
   const updates: [number, Record<string, unknown>][] = [];
   const creates: Record<string, unknown>[] = [];
   for (const line of lines) {
-    if (typeof line === 'number' && Number.isInteger(line) && line > 0) {
+    if (isRecordId(line)) {
       linkIds.push(line);
     } else if (line && typeof line === 'object' && !Array.isArray(line)) {
       const { id, ...rest } = line as Record<string, unknown>;
-      if (typeof id === 'number') updates.push([id, rest]);
-      else creates.push({ ...rest, [inverse]: parentId });
+      if (id === undefined || id === null) creates.push({ ...rest, [inverse]: parentId });
+      else if (isRecordId(id)) updates.push([id, rest]);
+      else throw lineIdError(field, id);
     } else {
-      throw new ValidationError(`Field '${field.name}' takes line objects or ids; got ${JSON.stringify(line)?.slice(0, 40)}`);
+      throw lineIdError(field, line);
     }
   }
   if (mode === 'update') {

@@ -6,7 +6,8 @@
  */
 import { BadRequest, ValidationError } from '../../errors.js';
 import type { Field } from '../fields/field.js';
-import { ManyToManyField, OneToManyField } from '../fields/relational-fields.js';
+import { showValue } from '../fields/field.js';
+import { ManyToManyField, OneToManyField, isRecordId } from '../fields/relational-fields.js';
 import { CREATE_ONLY_KEYS } from '../generic-fields.js';
 import type { ModelMeta } from '../model-meta.js';
 
@@ -40,9 +41,10 @@ export function publicValues(meta: ModelMeta, vals: unknown, mode: WriteMode): R
       out[key] = value.map((line) => {
         if (typeof line !== 'object' || line === null || Array.isArray(line)) return line;
         const lineId = (line as Record<string, unknown>).id;
-        return typeof lineId === 'number'
-          ? { ...publicValues(f.target, line, 'update'), id: lineId }
-          : publicValues(f.target, line, 'create');
+        if (lineId === undefined || lineId === null) return publicValues(f.target, line, 'create');
+        // A line naming an id updates that line: an id that is no id is refused, not taken for a new line.
+        if (!isRecordId(lineId)) throw lineIdError(f, lineId);
+        return { ...publicValues(f.target, line, 'update'), id: lineId };
       });
       continue;
     }
@@ -76,13 +78,18 @@ export function sortValues(meta: ModelMeta, vals: Record<string, unknown>, mode:
   return sorted;
 }
 
-function idList(f: Field, value: unknown): number[] {
+/** The refusal of a OneToMany line id that is not a record id. */
+export function lineIdError(f: OneToManyField, value: unknown): ValidationError {
+  return new ValidationError(`Field '${f.name}' of ${f.model.name} takes ${f.targetName} lines: objects (with the id of an existing line to change it) or ids (integers from 1 to 2147483647); got ${showValue(value)}`);
+}
+
+function idList(f: ManyToManyField, value: unknown): number[] {
   if (value === null || value === false) return [];
   if (!Array.isArray(value)) throw new ValidationError(`Field '${f.name}' of ${f.model.name} takes a list of ids`);
   return [...new Set(value.map((v) => {
     const id = typeof v === 'object' && v !== null && 'id' in v ? (v as { id: unknown }).id : v;
-    if (typeof id !== 'number' || !Number.isInteger(id) || id <= 0) {
-      throw new ValidationError(`Field '${f.name}' of ${f.model.name} takes a list of ids; got ${JSON.stringify(v)?.slice(0, 40)}`);
+    if (!isRecordId(id)) {
+      throw new ValidationError(`Field '${f.name}' of ${f.model.name} takes a list of ${f.targetName} ids (integers from 1 to 2147483647); got ${showValue(v)}`);
     }
     return id;
   }))];
