@@ -10,6 +10,11 @@
  * server checks an answer with two HMACs and never runs the KDF itself, so forged or junk payloads
  * cost it almost nothing.
  *
+ * A challenge belongs to one database: its name is in the signed parameters (`data.db`), and a
+ * solution is accepted only by that database. The spent list is per database while the signature
+ * is the platform's, so without the binding one solved challenge would sign in once in every
+ * database of the platform.
+ *
  * A solution counts once. Single use is decided in the database: the first verification INSERTs the
  * challenge's signature into `ff_altcha_spent`, and every later one (any worker, any moment) finds
  * it there. Rows are kept until the challenge expires, because after that the signed expiry refuses
@@ -57,11 +62,16 @@ function positiveInteger(name: string, value: number): number {
   return value;
 }
 
-/** A signed challenge, ready to send as JSON. The expiry (`parameters.expiresAt`) is signed with it. */
+/**
+ * A signed challenge for sign-in to `database`, ready to send as JSON. The expiry
+ * (`parameters.expiresAt`) and the database (`parameters.data.db`) are signed with it.
+ */
 export async function createAltchaChallenge(
   secret: string,
+  database: string,
   options: { expiresInSeconds?: number; maxNumber?: number } = {},
 ): Promise<Challenge> {
+  if (typeof database !== 'string' || database.length === 0) throw new Error('An ALTCHA challenge belongs to a database: name it');
   const expiresIn = positiveInteger('expiresInSeconds', options.expiresInSeconds ?? DEFAULT_EXPIRES_IN_SECONDS);
   const maxNumber = positiveInteger('maxNumber', options.maxNumber ?? DEFAULT_MAX_NUMBER);
   if (maxNumber > 0xffffffff) throw new RangeError(`maxNumber must fit in 32 bits, got ${maxNumber}`);
@@ -71,6 +81,7 @@ export async function createAltchaChallenge(
     counter: randomInt(Math.ceil(maxNumber / 2), maxNumber + 1),
     deriveKey,
     expiresAt: Math.floor(Date.now() / 1000) + expiresIn,
+    data: { db: database },
     ...signingSecrets(secret),
   });
 }
@@ -81,10 +92,18 @@ export async function createAltchaChallenge(
  * creating it at the same moment can collide in the catalog, and that is harmless.
  */
 export async function ensureAltchaStore(db: Kysely<any>): Promise<void> {
-  await ignoringConcurrentCreate(sql`CREATE TABLE IF NOT EXISTS ff_altcha_spent (
-    signature text PRIMARY KEY,
-    expires_at timestamptz NOT NULL)`.execute(db));
-  await ignoringConcurrentCreate(sql`CREATE INDEX IF NOT EXISTS ff_altcha_spent_expires_at ON ff_altcha_spent (expires_at)`.execute(db));
+  // The catalog first: CREATE INDEX IF NOT EXISTS takes a SHARE lock on the table (blocking
+  // sign-ins until an install commits) even when the index exists.
+  const { rows: [present] } = await sql<{ table: boolean; index: boolean }>`
+    SELECT to_regclass('public.ff_altcha_spent') IS NOT NULL AS table, to_regclass('public.ff_altcha_spent_expires_at') IS NOT NULL AS index`.execute(db);
+  if (!present?.table) {
+    await ignoringConcurrentCreate(sql`CREATE TABLE IF NOT EXISTS ff_altcha_spent (
+      signature text PRIMARY KEY,
+      expires_at timestamptz NOT NULL)`.execute(db));
+  }
+  if (!present?.index) {
+    await ignoringConcurrentCreate(sql`CREATE INDEX IF NOT EXISTS ff_altcha_spent_expires_at ON ff_altcha_spent (expires_at)`.execute(db));
+  }
 }
 
 async function ignoringConcurrentCreate(statement: Promise<unknown>): Promise<void> {
@@ -98,15 +117,16 @@ async function ignoringConcurrentCreate(statement: Promise<unknown>): Promise<vo
 }
 
 /**
- * True only for a fresh, correctly solved challenge signed with `secret`, and only the first time
- * it is presented. Every worker sees the same answer. Any malformed, forged, expired, wrong or
- * replayed payload gives false, never an error. Database failures (no `ff_altcha_spent`, connection
- * lost) are internal errors and do throw.
+ * True only for a fresh, correctly solved challenge signed with `secret` for `database` (whose
+ * handle `db` is), and only the first time it is presented. Every worker sees the same answer. Any
+ * malformed, forged, expired, wrong, replayed or other database's payload gives false, never an
+ * error. Database failures (no `ff_altcha_spent`, connection lost) are internal errors and do throw.
  */
-export async function verifyAltcha(db: Kysely<any>, secret: string, payload: unknown): Promise<boolean> {
+export async function verifyAltcha(db: Kysely<any>, secret: string, payload: unknown, database: string): Promise<boolean> {
   const secrets = signingSecrets(secret);
   const parsed = parsePayload(payload);
-  if (!parsed) return false;
+  // Compared before the HMACs, which then prove the name is the one this server signed.
+  if (!parsed || parsed.challenge.parameters.data?.db !== database) return false;
   let verified = false;
   try {
     ({ verified } = await verifySolution({ ...parsed, deriveKey, ...secrets }));
@@ -122,8 +142,9 @@ export async function verifyAltcha(db: Kysely<any>, secret: string, payload: unk
 /**
  * The widget's value: base64 of `{"challenge": {"parameters", "signature"}, "solution": {"counter",
  * "derivedKey", "time"}}`. Anything else, including the widget's test-mode and v1 payloads, is
- * null. Missing `keySignature` or `expiresAt` is refused too: every challenge this server issues
- * has both, so verification never re-derives a key and never accepts a challenge without expiry.
+ * null. Missing `keySignature`, `expiresAt` or `data.db` is refused too: every challenge this server
+ * issues has them, so verification never re-derives a key and never accepts a challenge without
+ * expiry or database.
  */
 function parsePayload(value: unknown): { challenge: Challenge; solution: Solution } | null {
   if (typeof value !== 'string' || value.length > MAX_PAYLOAD_LENGTH || value.length % 4 !== 0 || !BASE64.test(value)) return null;
@@ -139,6 +160,7 @@ function parsePayload(value: unknown): { challenge: Challenge; solution: Solutio
   if (!isRecord(parameters) || typeof signature !== 'string' || !HEX_256.test(signature)) return null;
   if (typeof parameters.keySignature !== 'string' || !HEX_256.test(parameters.keySignature)) return null;
   if (typeof parameters.expiresAt !== 'number' || !Number.isFinite(parameters.expiresAt)) return null;
+  if (!isRecord(parameters.data) || typeof parameters.data.db !== 'string') return null;
   if (!Number.isSafeInteger(counter) || typeof derivedKey !== 'string') return null;
   return {
     challenge: { parameters: parameters as unknown as ChallengeParameters, signature },

@@ -118,10 +118,16 @@ export async function revokeSession(sessionId: number, reason: string): Promise<
   if (open.length) await writeRecords(meta, open, { revoked_at: new Date().toISOString(), revoked_reason: reason });
 }
 
-/** The claims of a valid access token for `dbName`, or null (bad signature, expired, other database). */
+/**
+ * Every claim `issueTokens` writes must be there. jose checks `exp` only when present, so a token
+ * without it (signed with a leaked key, or by a future bug) would never expire.
+ */
+const REQUIRED_CLAIMS = ['exp', 'iat', 'sub', 'db', 'sid'];
+
+/** The claims of a valid access token for `dbName`, or null (bad signature, expired or without expiry, other database). */
 export async function verifyAccessToken(token: string, dbName: string, secret: string): Promise<{ uid: number; sessionId: number } | null> {
   try {
-    const { payload } = await jwtVerify(token, tokenKey(secret), { algorithms: ['HS256'] });
+    const { payload } = await jwtVerify(token, tokenKey(secret), { algorithms: ['HS256'], requiredClaims: REQUIRED_CLAIMS });
     const uid = Number(payload.sub);
     const sessionId = payload.sid;
     if (payload.db !== dbName || !Number.isInteger(uid) || typeof sessionId !== 'number' || !Number.isInteger(sessionId)) return null;

@@ -57,7 +57,7 @@ db.command('create <name>')
   .option('--currency <code>', 'base currency of the first company (default USD)')
   .action(async (name: string, opts: { adminEmail: string; adminPassword?: string; modules: string[]; currency?: string }) => {
     const created = await withPlatform((p) => createDatabase(p, name, {
-      modules: opts.modules, adminEmail: opts.adminEmail, adminPassword: opts.adminPassword ?? process.env.FF_ADMIN_PASSWORD,
+      modules: opts.modules, adminEmail: opts.adminEmail, adminPassword: opts.adminPassword ?? (process.env.FF_ADMIN_PASSWORD || undefined),
       currency: opts.currency,
     }));
     console.log(`Created database '${name}' with modules ${created.installed.join(', ')}`);

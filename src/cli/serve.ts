@@ -9,6 +9,7 @@ import { buildApp } from '../http/app.js';
 import { bootPlatform } from '../platform/boot.js';
 import { createDatabase } from '../platform/database-lifecycle.js';
 import { clearStaleInstallFlag } from '../db/platform-state.js';
+import { DatabaseNotFound, DatabaseUnavailable } from '../errors.js';
 
 export interface ServeOptions {
   port: number;
@@ -31,7 +32,8 @@ export async function serve(settings: Settings, options: ServeOptions): Promise<
   }
   const platform = await bootPlatform(settings);
   const app = await buildApp(platform, {
-    dev: settings.dev, bodyLimit: settings.bodyLimit, logger: settings.dev, sessionHours: settings.sessionHours,
+    dev: settings.dev, bodyLimit: settings.bodyLimit, sessionHours: settings.sessionHours,
+    logger: { level: settings.logLevel, format: settings.logFormat },
   });
   const close = async () => {
     await app.close();
@@ -49,8 +51,18 @@ async function ensureFirstDatabase(settings: Settings): Promise<void> {
   try {
     const names = await platform.engine.list();
     for (const name of names) {
-      const db = await platform.database(name);
-      if (await clearStaleInstallFlag(db.kysely)) console.warn(`Database '${name}': cleared the install flag of an installer that died`);
+      try {
+        const db = await platform.database(name);
+        if (await clearStaleInstallFlag(db.kysely)) console.warn(`Database '${name}': cleared the install flag of an installer that died`);
+      } catch (err) {
+        // A database another process drops, clones or is still creating right now must not keep
+        // the server from serving the others; its own requests will say what became of it.
+        if (!changingMeanwhile(err)) throw err;
+        console.warn(`Database '${name}': not checked, it is being dropped, cloned or created (${(err as Error).message})`);
+      } finally {
+        // Leave no idle connection behind: a template being cloned must have no sessions.
+        await platform.engine.closeDatabase(name).catch(() => undefined);
+      }
     }
     if (names.length) return;
     const created = await createDatabase(platform, 'main', { adminPassword: process.env.FF_ADMIN_PASSWORD || undefined });
@@ -59,4 +71,16 @@ async function ensureFirstDatabase(settings: Settings): Promise<void> {
   } finally {
     await platform.close();
   }
+}
+
+/**
+ * Failures of a database that is changing under us: gone (3D000), our session cut by a
+ * `DROP … WITH (FORCE)` or a clone (57P01), or no `ff_state` yet (42P01, mid-creation).
+ */
+function changingMeanwhile(err: unknown): boolean {
+  for (let e = err as { code?: unknown; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
+    if (e instanceof DatabaseNotFound || e instanceof DatabaseUnavailable) return true;
+    if (e.code === '3D000' || e.code === '57P01' || e.code === '42P01') return true;
+  }
+  return false;
 }

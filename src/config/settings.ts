@@ -29,7 +29,10 @@ export interface Settings {
   statementTimeoutMs: number;
   /** Longest one statement of a request may wait for a lock, milliseconds (`FF_LOCK_TIMEOUT`, seconds; 0 = no limit). */
   lockTimeoutMs: number;
-  /** Log level of the server (`FF_LOG_LEVEL`: fatal, error, warn, info, debug, trace, silent). */
+  /**
+   * Log level of the server (`FF_LOG_LEVEL`: fatal, error, warn, info, debug, trace, silent);
+   * `info` by default, `debug` (access lines too) with `FF_DEV=1`.
+   */
   logLevel: LogLevel;
   /** `json` (one object per line, for log collectors) or `pretty` (for people) — `FF_LOG_FORMAT`. */
   logFormat: 'json' | 'pretty';
@@ -58,7 +61,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     uploadLimit: positiveNumber('FF_UPLOAD_LIMIT', env.FF_UPLOAD_LIMIT, 25 * 1024 * 1024),
     statementTimeoutMs: seconds('FF_STATEMENT_TIMEOUT', env.FF_STATEMENT_TIMEOUT, 30),
     lockTimeoutMs: seconds('FF_LOCK_TIMEOUT', env.FF_LOCK_TIMEOUT, 10),
-    logLevel: oneOf('FF_LOG_LEVEL', env.FF_LOG_LEVEL, LOG_LEVELS, 'info'),
+    logLevel: oneOf('FF_LOG_LEVEL', env.FF_LOG_LEVEL, LOG_LEVELS, env.FF_DEV === '1' ? 'debug' : 'info'),
     logFormat: oneOf('FF_LOG_FORMAT', env.FF_LOG_FORMAT, ['json', 'pretty'] as const, 'json'),
   };
 }

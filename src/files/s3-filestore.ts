@@ -20,6 +20,7 @@ export class S3FileStore implements FileStore {
     readonly prefix: string,
     config: S3ClientConfig,
   ) {
+    quietNodeVersionWarning();
     this.client = new S3Client(config);
   }
 
@@ -91,6 +92,17 @@ export class S3FileStore implements FileStore {
       ResponseContentType: o.contentType, ResponseContentDisposition: o.contentDisposition, ResponseCacheControl: o.cacheControl,
     }), { expiresIn: o.expiresIn });
   }
+}
+
+/**
+ * The SDK warns once per process, when its first client is built, that releases after January 2027
+ * will need Node 22 (aws/aws-sdk-js-v3#7983). FieldForge runs on Node 20 with these pinned SDK
+ * versions on purpose (DEPENDENCIES.md), so the warning tells an operator nothing to act on. This
+ * sets the SDK's documented switch, `AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED=true`, before
+ * the client reads it; an operator's own value, `false` included, is left as it is.
+ */
+function quietNodeVersionWarning(): void {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 }
 
 function storageError(err: unknown): FileStorageError {

@@ -1,6 +1,6 @@
 /**
- * The HTTP application: Fastify with the error catalogue's renderer, database selection and
- * credential check on every `/api/*` route, and the generic model API.
+ * The HTTP application: Fastify with the request log, the error catalogue's renderer, database
+ * selection and credential check on every `/api/*` route, and the generic model API.
  */
 import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -9,6 +9,7 @@ import type { Platform } from '../platform/platform.js';
 import { DatabaseSelector } from './database-selection.js';
 import { installErrorHandler } from './error-handler.js';
 import { apiContextHook } from './request-context.js';
+import { echoRequestId, loggerOptions, type LogOptions } from './request-log.js';
 import { registerApiKeyRoutes } from './routes/api-keys.js';
 import { registerAuthRoutes } from './routes/auth.js';
 import { registerFileRoutes } from './routes/files.js';
@@ -38,11 +39,14 @@ export interface AppOptions {
   /** ALTCHA difficulty; lowered by tests so they solve challenges in milliseconds. */
   altchaMaxNumber?: number;
   bodyLimit?: number;
-  logger?: boolean;
+  /** Level, format and destination of the request log (`request-log.ts`); none by default (tests). */
+  logger?: LogOptions | false;
 }
 
 export async function buildApp(platform: Platform, options: AppOptions = {}): Promise<FastifyInstance> {
-  const app = Fastify({ logger: options.logger ?? false, bodyLimit: options.bodyLimit ?? 16 * 1024 * 1024 });
+  const app = Fastify({ ...loggerOptions(options.logger ?? false), bodyLimit: options.bodyLimit ?? 16 * 1024 * 1024 });
+  // First of all hooks, so that every answer carries it, refusals of later hooks included.
+  app.addHook('onRequest', echoRequestId);
   installErrorHandler(app, options.dev ?? false);
   // An empty JSON body means "no parameters" (e.g. a query with defaults), not an error.
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {

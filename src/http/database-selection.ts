@@ -7,6 +7,7 @@ import type { FastifyRequest } from 'fastify';
 import { BadRequest, DatabaseNotFound } from '../errors.js';
 import { assertValidDatabaseName, isValidDatabaseName } from '../db/database-name.js';
 import type { Engine } from '../db/engine.js';
+import { noteSelectedDatabase } from './request-log.js';
 
 const LIST_TTL_MS = 5_000;
 
@@ -23,6 +24,12 @@ export class DatabaseSelector {
   }
 
   async select(req: FastifyRequest): Promise<string> {
+    const name = await this.choose(req);
+    noteSelectedDatabase(req, name); // for the request's log lines, before anything can fail
+    return name;
+  }
+
+  private async choose(req: FastifyRequest): Promise<string> {
     const header = req.headers['x-db-name'];
     if (header !== undefined) {
       if (Array.isArray(header)) throw new BadRequest('Send one X-DB-NAME header');

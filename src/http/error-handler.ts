@@ -2,16 +2,21 @@
  * Renders every error as `{detail, error}` (plus `traceback` in dev mode) with the status its
  * class declares. Errors of our catalogue say what they are; Fastify's own request errors (bad
  * JSON, too large, wrong media type) keep their status; anything else is a 500 that leaks nothing.
+ * Each failure is logged once here (`request-log.ts`).
  */
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { FieldForgeError } from '../errors.js';
+import { translateDatabaseError } from '../db/database-errors.js';
+import { FieldForgeError, NotFound } from '../errors.js';
+import { logFailure } from './request-log.js';
 
 const FASTIFY_ERROR_NAMES: Record<number, string> = {
   400: 'BadRequest', 404: 'NotFound', 405: 'MethodNotAllowed', 413: 'PayloadTooLarge', 415: 'UnsupportedMediaType',
 };
 
 export function installErrorHandler(app: FastifyInstance, dev: boolean): void {
-  app.setErrorHandler((err: FastifyError, req, reply) => {
+  app.setErrorHandler((thrown: FastifyError, req, reply) => {
+    // A database failure that arrives raw (credential look-up, registry, /auth, /filestore) is answered for what it means.
+    const err = translateDatabaseError(thrown) as FastifyError;
     let status: number;
     let body: Record<string, unknown>;
     if (err instanceof FieldForgeError) {
@@ -24,13 +29,16 @@ export function installErrorHandler(app: FastifyInstance, dev: boolean): void {
       body = { detail, error: FASTIFY_ERROR_NAMES[status] ?? 'BadRequest' };
     } else {
       status = 500;
-      req.log.error({ err }, 'unhandled error');
       body = { detail: 'Internal server error', error: 'InternalError' };
     }
+    // The one log line of a failed request (a 500's stack is only here, never in its answer).
+    logFailure(req, err, status, body.error as string);
     if (dev && err.stack) body.traceback = err.stack;
     void reply.status(status).send(body);
   });
   app.setNotFoundHandler((req, reply) => {
-    void reply.status(404).send({ detail: `No route ${req.method} ${req.url.split('?')[0]}`, error: 'NotFound' });
+    const err = new NotFound(`No route ${req.method} ${req.url.split('?')[0]}`);
+    logFailure(req, err, err.status, err.name);
+    void reply.status(err.status).send({ detail: err.message, error: err.name });
   });
 }

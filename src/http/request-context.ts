@@ -60,7 +60,8 @@ declare module 'fastify' {
 /** Route options of a handler whose work all runs in `readOnlyWork`/`unitOfWork`. */
 export const IN_UNIT_OF_WORK = { config: { unitOfWork: true } } as const;
 
-const BEARER = /^Bearer ([A-Za-z0-9_\-.~+/]+=*)$/;
+/** `Bearer <token68>`; the scheme is case-insensitive and may be followed by several spaces (RFC 7235 §2.1). */
+const BEARER = /^bearer +([A-Za-z0-9_\-.~+/]+=*)$/i;
 /** Methods that change nothing, which a cookie-authenticated request may use without CSRF token. */
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 

@@ -10,10 +10,14 @@ import { Model, type ModelClass } from '../orm/model.js';
 import { isModelExtension, type ModelExtension } from '../orm/model-extension.js';
 import type { ModuleCode } from '../orm/registry.js';
 import type { ModuleDescriptor } from './module-catalog.js';
+import { ensureModuleLoader } from './module-loader.js';
 
 const cache = new Map<string, Promise<ModuleCode>>();
 
 export function loadModuleCode(mod: ModuleDescriptor): Promise<ModuleCode> {
+  // Before any module file is imported: the platform decides how module files load (ESM, and
+  // `fieldforge` is this platform), not the package.json that may or may not sit above them.
+  ensureModuleLoader();
   let pending = cache.get(mod.dir);
   if (!pending) {
     pending = importModuleCode(mod);

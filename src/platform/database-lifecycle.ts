@@ -3,10 +3,11 @@
  * (plus the requested modules), a first company and an administrator; if any step fails the
  * half-made database is dropped again.
  */
-import { BadRequest } from '../errors.js';
+import { BadRequest, ValidationError } from '../errors.js';
 import { currentEnv } from '../orm/env.js';
 import { createRecords } from '../orm/write/create-records.js';
 import { QuerySet } from '../orm/queryset.js';
+import { checkPasswordRule } from '../auth/password-rule.js';
 import { generatePassword, hashPassword } from '../auth/passwords.js';
 import { assertValidDatabaseName } from '../db/database-name.js';
 import { ensurePlatformState } from '../db/platform-state.js';
@@ -16,7 +17,7 @@ import type { Platform } from './platform.js';
 export interface CreateDatabaseOptions {
   modules?: readonly string[];
   adminEmail?: string;
-  /** Generated when absent. */
+  /** Generated when absent; either way it must pass the password rule (`auth/password-rule.ts`). */
   adminPassword?: string;
   companyName?: string;
   /** ISO 4217 code of the first company's currency (default USD); setting it activates it. */
@@ -35,6 +36,14 @@ export async function createDatabase(platform: Platform, name: string, options: 
   const adminEmail = options.adminEmail ?? 'admin@example.com';
   if (!/^[^@\s]+@[^@\s]+$/.test(adminEmail)) throw new BadRequest(`'${adminEmail}' is not an e-mail address`);
   const adminPassword = options.adminPassword ?? generatePassword();
+  // The API's password rule, before anything is created: `db create --admin-password`,
+  // FF_ADMIN_PASSWORD and the generated password are held to what `User.password` demands.
+  try {
+    checkPasswordRule(adminPassword, adminEmail);
+  } catch (err) {
+    if (err instanceof ValidationError) throw new ValidationError(`The administrator password is refused: ${err.message}`);
+    throw err;
+  }
   const currencyCode = (options.currency ?? 'USD').trim().toUpperCase();
   if (!/^[A-Z]{3}$/.test(currencyCode)) throw new BadRequest(`'${options.currency}' is not a currency code (ISO 4217, e.g. EUR)`);
   await platform.engine.create(name);

@@ -62,7 +62,7 @@ async function solve(challenge: Challenge) {
 
 /** A freshly issued and solved challenge, as the widget would post it. */
 async function solvedPayload(secret = SECRET, options: { expiresInSeconds?: number; maxNumber?: number } = EASY) {
-  const challenge = await createAltchaChallenge(secret, options);
+  const challenge = await createAltchaChallenge(secret, t.name, options);
   const solution = await solve(challenge);
   const payload = encode({ challenge: { parameters: challenge.parameters, signature: challenge.signature }, solution });
   return { challenge, solution, payload };
@@ -76,7 +76,7 @@ async function spentCount(signature: string): Promise<number> {
 describe('createAltchaChallenge', () => {
   it('issues a signed challenge with a signed expiry ten minutes out by default', async () => {
     const before = Math.floor(Date.now() / 1000);
-    const challenge = await createAltchaChallenge(SECRET);
+    const challenge = await createAltchaChallenge(SECRET, t.name);
     expect(challenge.signature).toMatch(/^[0-9a-f]{64}$/);
     expect(challenge.parameters.keySignature).toMatch(/^[0-9a-f]{64}$/);
     expect(challenge.parameters.algorithm).toBe('PBKDF2/SHA-256');
@@ -95,25 +95,25 @@ describe('createAltchaChallenge', () => {
   });
 
   it('refuses an empty secret and nonsensical options', async () => {
-    await expect(createAltchaChallenge('')).rejects.toThrow();
-    await expect(createAltchaChallenge(SECRET, { expiresInSeconds: 0 })).rejects.toThrow(RangeError);
-    await expect(createAltchaChallenge(SECRET, { maxNumber: 1.5 })).rejects.toThrow(RangeError);
+    await expect(createAltchaChallenge('', 'x')).rejects.toThrow();
+    await expect(createAltchaChallenge(SECRET, t.name, { expiresInSeconds: 0 })).rejects.toThrow(RangeError);
+    await expect(createAltchaChallenge(SECRET, t.name, { maxNumber: 1.5 })).rejects.toThrow(RangeError);
   });
 });
 
 describe('verifyAltcha', () => {
   it('accepts a valid solution once and refuses it the second time', async () => {
     const { challenge, payload } = await solvedPayload();
-    expect(await verifyAltcha(db, SECRET, payload)).toBe(true);
+    expect(await verifyAltcha(db, SECRET, payload, t.name)).toBe(true);
     expect(await spentCount(challenge.signature!)).toBe(1);
-    expect(await verifyAltcha(db, SECRET, payload)).toBe(false);
-    expect(await verifyAltcha(otherWorker(), SECRET, payload)).toBe(false);
+    expect(await verifyAltcha(db, SECRET, payload, t.name)).toBe(false);
+    expect(await verifyAltcha(otherWorker(), SECRET, payload, t.name)).toBe(false);
   });
 
   it('refuses a solution another worker already recorded as spent', async () => {
     const { challenge, payload } = await solvedPayload();
     await sql`INSERT INTO ff_altcha_spent (signature, expires_at) VALUES (${challenge.signature!}, now() + interval '10 minutes')`.execute(db);
-    expect(await verifyAltcha(db, SECRET, payload)).toBe(false);
+    expect(await verifyAltcha(db, SECRET, payload, t.name)).toBe(false);
   });
 
   it('gives exactly one true for concurrent verifications of one solution through two pools', async () => {
@@ -121,7 +121,7 @@ describe('verifyAltcha', () => {
     const workerB = otherWorker();
     for (let round = 0; round < 8; round++) {
       const { payload } = await solvedPayload();
-      const results = await Promise.all([workerA, workerB, workerA, workerB].map((handle) => verifyAltcha(handle, SECRET, payload)));
+      const results = await Promise.all([workerA, workerB, workerA, workerB].map((handle) => verifyAltcha(handle, SECRET, payload, t.name)));
       expect(results.filter(Boolean)).toHaveLength(1);
     }
   });
@@ -130,32 +130,32 @@ describe('verifyAltcha', () => {
     const { challenge, solution } = await solvedPayload();
     const signature = challenge.signature!;
     const altered = (signature[0] === '0' ? '1' : '0') + signature.slice(1);
-    expect(await verifyAltcha(db, SECRET, encode({ challenge: { parameters: challenge.parameters, signature: altered }, solution }))).toBe(false);
+    expect(await verifyAltcha(db, SECRET, encode({ challenge: { parameters: challenge.parameters, signature: altered }, solution }), t.name)).toBe(false);
     expect(await spentCount(altered)).toBe(0);
     // The untouched payload still works: only the alteration was refused.
-    expect(await verifyAltcha(db, SECRET, encode({ challenge: { parameters: challenge.parameters, signature }, solution }))).toBe(true);
+    expect(await verifyAltcha(db, SECRET, encode({ challenge: { parameters: challenge.parameters, signature }, solution }), t.name)).toBe(true);
   });
 
   it('refuses signed parameters that were changed (a later expiry, an easier prefix)', async () => {
     const { challenge, solution } = await solvedPayload();
     const { parameters, signature } = challenge;
     const later = { ...parameters, expiresAt: parameters.expiresAt! + 3600 };
-    expect(await verifyAltcha(db, SECRET, encode({ challenge: { parameters: later, signature }, solution }))).toBe(false);
+    expect(await verifyAltcha(db, SECRET, encode({ challenge: { parameters: later, signature }, solution }), t.name)).toBe(false);
     const easier = { ...parameters, keyPrefix: parameters.keyPrefix.slice(0, 2) };
-    expect(await verifyAltcha(db, SECRET, encode({ challenge: { parameters: easier, signature }, solution }))).toBe(false);
+    expect(await verifyAltcha(db, SECRET, encode({ challenge: { parameters: easier, signature }, solution }), t.name)).toBe(false);
   });
 
   it('refuses a challenge signed with another secret', async () => {
     const { payload } = await solvedPayload(`other-${SECRET}`);
-    expect(await verifyAltcha(db, SECRET, payload)).toBe(false);
-    expect(await verifyAltcha(db, `other-${SECRET}`, payload)).toBe(true); // solved correctly, just not ours
+    expect(await verifyAltcha(db, SECRET, payload, t.name)).toBe(false);
+    expect(await verifyAltcha(db, `other-${SECRET}`, payload, t.name)).toBe(true); // solved correctly, just not ours
   });
 
   it('refuses an expired challenge', async () => {
     const { challenge, payload } = await solvedPayload(SECRET, { expiresInSeconds: 1, maxNumber: 10 });
     const expiresAtMs = challenge.parameters.expiresAt! * 1000;
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresAtMs - Date.now()) + 1100));
-    expect(await verifyAltcha(db, SECRET, payload)).toBe(false);
+    expect(await verifyAltcha(db, SECRET, payload, t.name)).toBe(false);
     expect(await spentCount(challenge.signature!)).toBe(0);
   });
 
@@ -165,7 +165,7 @@ describe('verifyAltcha', () => {
     vi.setSystemTime(Date.now() - 120_000);
     const { payload } = await solvedPayload(SECRET, { expiresInSeconds: 60, maxNumber: 10 });
     // This worker's clock still says "two minutes ago", so only the database can tell it expired.
-    expect(await verifyAltcha(db, SECRET, payload)).toBe(false);
+    expect(await verifyAltcha(db, SECRET, payload, t.name)).toBe(false);
   });
 
   it('refuses a wrong answer: the key of another counter, or an altered key', async () => {
@@ -177,13 +177,13 @@ describe('verifyAltcha', () => {
     const { derivedKey } = await deriveKey(challenge.parameters, Buffer.from(challenge.parameters.salt, 'hex'), password);
     const wrong = { counter: wrongCounter, derivedKey: Buffer.from(derivedKey).toString('hex') };
     const body = (answer: unknown) => encode({ challenge: { parameters: challenge.parameters, signature: challenge.signature }, solution: answer });
-    expect(await verifyAltcha(db, SECRET, body(wrong))).toBe(false);
+    expect(await verifyAltcha(db, SECRET, body(wrong), t.name)).toBe(false);
     const flipped = (solution.derivedKey.at(-1) === '0' ? '1' : '0');
-    expect(await verifyAltcha(db, SECRET, body({ ...solution, derivedKey: solution.derivedKey.slice(0, -1) + flipped }))).toBe(false);
-    expect(await verifyAltcha(db, SECRET, body({ counter: solution.counter, derivedKey: challenge.parameters.keyPrefix }))).toBe(false);
+    expect(await verifyAltcha(db, SECRET, body({ ...solution, derivedKey: solution.derivedKey.slice(0, -1) + flipped }), t.name)).toBe(false);
+    expect(await verifyAltcha(db, SECRET, body({ counter: solution.counter, derivedKey: challenge.parameters.keyPrefix }), t.name)).toBe(false);
     expect(await spentCount(challenge.signature!)).toBe(0);
     // A wrong answer does not burn the challenge: the right one is still accepted.
-    expect(await verifyAltcha(db, SECRET, body(solution))).toBe(true);
+    expect(await verifyAltcha(db, SECRET, body(solution), t.name)).toBe(true);
   });
 
   it('refuses missing, non-string, garbage and huge values without throwing', async () => {
@@ -209,10 +209,10 @@ describe('verifyAltcha', () => {
       'A'.repeat(20_000_000),
     ];
     for (const value of bad) {
-      await expect(verifyAltcha(db, SECRET, value), JSON.stringify(value)?.slice(0, 80)).resolves.toBe(false);
+      await expect(verifyAltcha(db, SECRET, value, t.name), JSON.stringify(value)?.slice(0, 80)).resolves.toBe(false);
     }
     expect(await spentCount(challenge.signature!)).toBe(0);
-    expect(await verifyAltcha(db, SECRET, payload)).toBe(true);
+    expect(await verifyAltcha(db, SECRET, payload, t.name)).toBe(true);
   });
 });
 
@@ -237,14 +237,14 @@ describe('spent-solution cleanup', () => {
   it('a successful verification purges expired rows, at most once a minute per handle', async () => {
     const worker = otherWorker();
     await seed('first');
-    expect(await verifyAltcha(worker, SECRET, (await solvedPayload()).payload)).toBe(true);
+    expect(await verifyAltcha(worker, SECRET, (await solvedPayload()).payload, t.name)).toBe(true);
     expect(await remaining('first')).toEqual(['first-live']);
     // Within the minute, the same handle does not purge again.
     await seed('again');
-    expect(await verifyAltcha(worker, SECRET, (await solvedPayload()).payload)).toBe(true);
+    expect(await verifyAltcha(worker, SECRET, (await solvedPayload()).payload, t.name)).toBe(true);
     expect(await remaining('again')).toEqual(['again-expired-1', 'again-expired-2', 'again-live']);
     // Refused payloads never touch the table.
-    expect(await verifyAltcha(otherWorker(), SECRET, 'garbage=')).toBe(false);
+    expect(await verifyAltcha(otherWorker(), SECRET, 'garbage=', t.name)).toBe(false);
     expect(await remaining('again')).toHaveLength(3);
   });
 });

@@ -58,7 +58,7 @@ function request(method: 'GET' | 'POST', url: string, jar: Jar, body?: unknown, 
 }
 
 async function signInWithCookies() {
-  const res = await request('POST', '/auth/authenticate', {}, { email: EMAIL, password: PASSWORD, altcha: await solvedAltcha(app), cookie: true });
+  const res = await request('POST', '/auth/authenticate', {}, { email: EMAIL, password: PASSWORD, altcha: await solvedAltcha(app, t.name), cookie: true });
   expect(res.statusCode, res.body).toBe(200);
   return { res, jar: jarFrom(res), csrf: res.json().csrf_token as string };
 }
@@ -77,7 +77,7 @@ describe('cookie sessions', () => {
     expect(jar.ff_session).toBe(res.json().access_token);
     expect(jar.ff_csrf).toBe(csrf);
     // Without `cookie: true` no cookie is set (Bearer stays the API's way).
-    const plain = await request('POST', '/auth/authenticate', {}, { email: EMAIL, password: PASSWORD, altcha: await solvedAltcha(app) });
+    const plain = await request('POST', '/auth/authenticate', {}, { email: EMAIL, password: PASSWORD, altcha: await solvedAltcha(app, t.name) });
     expect(plain.headers['set-cookie']).toBeUndefined();
     expect(plain.json().csrf_token).toBeUndefined();
   });

@@ -276,7 +276,7 @@ async function signIn(email: string, db = t.name): Promise<string> {
   const res = await app.inject({
     method: 'POST', url: '/auth/authenticate',
     headers: { 'x-db-name': db, 'content-type': 'application/json' },
-    payload: JSON.stringify({ email, password: PASSWORD, altcha: await solvedAltcha(app) }),
+    payload: JSON.stringify({ email, password: PASSWORD, altcha: await solvedAltcha(app, db) }),
   });
   expect(res.statusCode, res.body).toBe(200);
   return res.json().access_token as string;

@@ -1,10 +1,10 @@
-/** Solves the app's ALTCHA challenge like the browser widget does, for sign-in tests. */
+/** Solves the app's ALTCHA challenge for database `db` like the browser widget does, for sign-in tests. */
 import { solveChallenge, type Challenge } from 'altcha-lib';
 import { deriveKey } from 'altcha-lib/algorithms/pbkdf2';
 import type { FastifyInstance } from 'fastify';
 
-export async function solvedAltcha(app: FastifyInstance): Promise<string> {
-  const res = await app.inject({ method: 'GET', url: '/altcha/challenge' });
+export async function solvedAltcha(app: FastifyInstance, db: string): Promise<string> {
+  const res = await app.inject({ method: 'GET', url: '/altcha/challenge', headers: { 'x-db-name': db } });
   if (res.statusCode !== 200) throw new Error(`challenge: ${res.statusCode} ${res.body}`);
   const challenge = res.json() as Challenge;
   const solution = await solveChallenge({ challenge, deriveKey, timeout: 10_000 });

@@ -14,13 +14,15 @@ export interface CliRun {
   stderr: string;
 }
 
-export function runCli(args: readonly string[], env: Record<string, string>): Promise<CliRun> {
+/** `signal` stops the process (SIGTERM) and rejects: for a command that must end by itself. */
+export function runCli(args: readonly string[], env: Record<string, string>, signal?: AbortSignal): Promise<CliRun> {
   const { FF_ADDONS_PATH: _ignored, ...inherited } = process.env;
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['bin/fieldforge.js', ...args], {
       cwd: ROOT,
       env: { ...inherited, DATABASE_URL: TEST_DATABASE_URL, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
+      signal,
     });
     let stdout = '';
     let stderr = '';

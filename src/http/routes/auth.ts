@@ -44,9 +44,12 @@ export function registerAuthRoutes(app: FastifyInstance, platform: Platform, sel
     return { dbName, secret: platform.secret, sessionHours: options.sessionHours };
   }
 
-  app.get('/altcha/challenge', async (_req, reply) => {
+  // A challenge is for the database the request selects, like the sign-in it precedes: a solution
+  // is accepted by that database only (its name is signed into the challenge).
+  app.get('/altcha/challenge', async (req, reply) => {
+    const { dbName } = await anonymousDatabase(req);
     void reply.header('Cache-Control', 'no-store');
-    return createAltchaChallenge(altchaSecret, options.altchaMaxNumber ? { maxNumber: options.altchaMaxNumber } : {});
+    return createAltchaChallenge(altchaSecret, dbName, options.altchaMaxNumber ? { maxNumber: options.altchaMaxNumber } : {});
   });
 
   app.post('/auth/authenticate', async (req, reply) => {
@@ -54,7 +57,7 @@ export function registerAuthRoutes(app: FastifyInstance, platform: Platform, sel
     const body = new RequestBody(req.body);
     // The proof of work comes first: without it nothing else is looked at.
     const db = await platform.database(config.dbName);
-    if (!(await verifyAltcha(db.kysely, altchaSecret, body.raw.altcha))) {
+    if (!(await verifyAltcha(db.kysely, altchaSecret, body.raw.altcha, config.dbName))) {
       return humanVerificationFailed(reply);
     }
     const email = body.string('email');
