@@ -15,7 +15,7 @@ import { createServiceAccountKey } from '../../src/auth/api-keys.js';
 import { ValidationError } from '../../src/errors.js';
 import type { Model } from '../../src/orm/model.js';
 import { modelOf } from '../../src/orm/model-lookup.js';
-import { writeProbeModule } from '../support/probe-module.js';
+import { adminAccessYaml, writeProbeModule } from '../support/probe-module.js';
 import { testDatabase, type TestDatabase } from '../support/test-database.js';
 
 const PROBE_MODELS = `
@@ -77,25 +77,7 @@ export class AssignTag extends Model {
 }
 `;
 
-const ACCESS = `
-- data_type: ModelAccess
-  identifier: access_item_admin
-  name: items admin
-  model: AssignItem
-  group: core.group_admin
-  read_perm: true
-  write_perm: true
-  create_perm: true
-  delete_perm: true
-- data_type: ModelAccess
-  identifier: access_tag_admin
-  name: tags admin
-  model: AssignTag
-  group: core.group_admin
-  read_perm: true
-  write_perm: true
-  create_perm: true
-  delete_perm: true
+const ACCESS = adminAccessYaml(['AssignItem', 'AssignTag']) + `
 - data_type: ModelAccess
   identifier: access_item_user
   name: items user (read, write)
