@@ -3,18 +3,20 @@
  * line's product, a file field's attachment) must name a record the caller may read: a record it
  * cannot see is refused exactly as a missing one — same status, error and detail — so a write can
  * never probe which hidden ids exist. Links to models the caller reads without restriction need
- * no statement of their own (the foreign key refuses a missing id); links to restricted models
- * (record rules, company isolation, owned records) are looked up with one query per target model
- * for the whole write, under the caller's read access.
+ * no check of their own (the foreign key refuses a missing id); links to restricted models (record
+ * rules, company isolation, owned records) are checked by the write's own INSERT or UPDATE: its
+ * RETURNING clause says, per written row and link, whether the linked record is readable under the
+ * caller's access, so the check costs no statement (the write is undone when it refuses).
  */
+import { sql, type RawBuilder } from 'kysely';
 import { ValidationError } from '../errors.js';
 import type { Field } from '../orm/fields/field.js';
 import { FileField, ManyToOneField } from '../orm/fields/relational-fields.js';
 import { AUDIT_FIELDS } from '../orm/generic-fields.js';
 import type { ModelMeta } from '../orm/model-meta.js';
-import { inCondition } from '../orm/query/filter-ast.js';
-import { QuerySet } from '../orm/queryset.js';
-import { activeAccess, assertRight, isRestricted } from './record-access.js';
+import { QueryScope } from '../orm/query/query-scope.js';
+import { currentVariables } from '../orm/query/select-plan.js';
+import { accessCondition, activeAccess, assertRight, isRestricted } from './record-access.js';
 
 /** The refusal of a link to ids that do not exist for the caller (missing or hidden alike). */
 export function missingReference(field: Field, targetName: string, ids: readonly number[]): ValidationError {
@@ -35,42 +37,65 @@ export interface LinkCheckOptions {
   readonly uploaded?: ReadonlySet<number>;
 }
 
+/** The check a write carries in its RETURNING clause (see the file comment). */
+export interface LinkCheck {
+  /** `, EXISTS (…) AS "__link_<field>"` items to append to the RETURNING list. */
+  readonly returning: RawBuilder<unknown>;
+  /**
+   * Throws the refusal of the first given link a returned row shows unreadable, and removes the
+   * check columns from the rows. `given[i]` are the values the caller gave for row `i` (one map
+   * for all rows: an update writes the same values to every record).
+   */
+  verify(rows: readonly Record<string, unknown>[], given: readonly ReadonlyMap<Field, unknown>[]): void;
+}
+
 /**
- * Refuses link values (ManyToOne and File columns) of `written` — one map of field → column value
- * per record, only what the caller gave — that name a record the caller may not read.
+ * The link check of a write of `meta` whose rows are `table` in the statement, or null when no
+ * given link needs one. `written`: per record, the column values the caller gave (not defaults).
  */
-export async function assertLinksReadable(
+export function linkCheck(
   meta: ModelMeta, written: readonly ReadonlyMap<Field, unknown>[], options: LinkCheckOptions = {},
-): Promise<void> {
+): LinkCheck | null {
   const access = activeAccess();
-  if (!access) return;
-  const byField = new Map<Field, Set<number>>();
+  if (!access) return null;
+  const fields: Field[] = [];
   for (const columns of written) {
     for (const [field, value] of columns) {
-      if (typeof value !== 'number' || field === options.except || (AUDIT_FIELDS as readonly string[]).includes(field.name)) continue;
-      if (field instanceof FileField && options.uploaded?.has(value)) continue;
-      const target = linkTarget(field);
-      if (!target) continue;
-      const ids = byField.get(field) ?? byField.set(field, new Set()).get(field)!;
-      ids.add(value);
+      if (typeof value !== 'number' || fields.includes(field) || !isCheckedLink(field, value, options)) continue;
+      const target = linkTarget(field)!;
+      assertRight(target, 'read', access);
+      // Readable without restriction: every existing record is visible, the foreign key refuses the rest.
+      if (isRestricted(target, 'read', access)) fields.push(field);
     }
   }
-  // One query per target model, whatever the number of fields and records pointing at it.
-  const byTarget = new Map<ModelMeta, { ids: Set<number>; fields: [Field, Set<number>][] }>();
-  for (const [field, ids] of byField) {
+  if (!fields.length) return null;
+  const items = fields.map((field) => {
     const target = linkTarget(field)!;
-    assertRight(target, 'read', access);
-    // Readable without restriction: every existing record is visible, the foreign key refuses the rest.
-    if (!isRestricted(target, 'read', access)) continue;
-    const entry = byTarget.get(target) ?? byTarget.set(target, { ids: new Set(), fields: [] }).get(target)!;
-    for (const id of ids) entry.ids.add(id);
-    entry.fields.push([field, ids]);
-  }
-  for (const [target, { ids, fields }] of byTarget) {
-    const visible = new Set(await new QuerySet(target).with_archived().filter(inCondition(['id'], [...ids])).ids());
-    for (const [field, wanted] of fields) {
-      const absent = [...wanted].filter((id) => !visible.has(id));
-      if (absent.length) throw missingReference(field, target.name, absent);
-    }
-  }
+    const scope = new QueryScope(target, currentVariables(), false);
+    const readable = accessCondition(target, 'read', scope, access)!;
+    const column = sql.id(meta.table, field.column!);
+    return sql`, EXISTS (SELECT 1 FROM ${scope.from()} WHERE ${sql.id(scope.alias, 'id')} = ${column} AND ${readable}) AS ${sql.id(`__link_${field.name}`)}`;
+  });
+  return {
+    returning: sql.join(items, sql``),
+    verify(rows, given) {
+      for (const field of fields) {
+        const key = `__link_${field.name}`;
+        rows.forEach((row, i) => {
+          const value = (given[i] ?? given[0])?.get(field);
+          const readable = row[key] === true;
+          delete row[key];
+          if (!readable && typeof value === 'number' && isCheckedLink(field, value, options)) {
+            throw missingReference(field, linkTarget(field)!.name, [value]);
+          }
+        });
+      }
+    },
+  };
+}
+
+/** A link value given by the caller, other than the audit columns and the write path's own links. */
+function isCheckedLink(field: Field, value: number, options: LinkCheckOptions): boolean {
+  if (field === options.except || (AUDIT_FIELDS as readonly string[]).includes(field.name) || !linkTarget(field)) return false;
+  return !(field instanceof FileField && options.uploaded?.has(value));
 }

@@ -22,8 +22,11 @@ import {
 
 /** Names of our own constraints, tables and columns as the model layer knows them. */
 export interface ConstraintDescriptions {
-  /** The model (verbose name) and fields behind a constraint we declared, and its message if it has one. */
-  constraint(name: string): { model: string; fields: readonly string[]; message?: string } | undefined;
+  /**
+   * The model (verbose name) and fields behind a constraint we declared, its message if it has one,
+   * and for a link's foreign key the model it points to (its name).
+   */
+  constraint(name: string): { model: string; fields: readonly string[]; message?: string; target?: string } | undefined;
   /** The verbose name of the model stored in `table`. */
   model(table: string): string | undefined;
   /** The field stored in `column` of `table`. */
@@ -170,6 +173,11 @@ function integrityViolation(report: PostgresErrorReport, names?: ConstraintDescr
       // The same SQLSTATE for both ends of a foreign key: a missing target, or (before PostgreSQL
       // 18, and for NO ACTION keys) a deleted target that is still referenced.
       if (report.detail?.includes('is still referenced')) return stillReferenced(report, declared, names);
+      // Worded as the access layer words a link to a record the caller may not see (reference-checks.ts):
+      // a missing and a hidden record must read the same.
+      if (declared?.target && keyValue(report.detail) !== undefined) {
+        return new ValidationError(`Field '${declared.fields[0]}': ${declared.target} ${keyValue(report.detail)} does not exist`);
+      }
       if (keyFields().length) return new ValidationError(`The record referenced by '${keyFields()[0]}' does not exist`);
       return new ValidationError(`${model}: a record referenced${constraint ? ` through the key${constraint}` : ''} does not exist`);
     case '23001': // restrict_violation: PostgreSQL 18 reports an on_delete RESTRICT key this way
@@ -230,6 +238,11 @@ function fieldOf(report: PostgresErrorReport, column: string, names?: Constraint
 }
 
 /** The columns of `Key (a, b)=(…)` in a violation's detail (the values are left out of messages). */
+/** The value of a one-column key in a report's detail: `Key (stage_id)=(42) …` → `42`. */
+function keyValue(detail: string | undefined): string | undefined {
+  return /^Key \([^,)]*\)=\(([^)]*)\)/.exec(detail ?? '')?.[1];
+}
+
 function keyColumns(detail: string | undefined): string[] {
   const match = /^Key \(([^)]*)\)=/.exec(detail ?? '');
   return match ? match[1]!.split(',').map((c) => c.trim().replace(/^"(.*)"$/, '$1')).filter(Boolean) : [];

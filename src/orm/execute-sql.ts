@@ -9,6 +9,7 @@ import { sql, type RawBuilder } from 'kysely';
 import { GUARD_SQLSTATE, StaleCredential } from '../auth/request-guard.js';
 import { sqlState, translateDataError, type ConstraintDescriptions } from '../db/database-errors.js';
 import { currentEnv, type Env } from './env.js';
+import { ManyToOneField } from './fields/relational-fields.js';
 import { flushAssignments } from './flush-assignments.js';
 import type { Registry } from './registry.js';
 
@@ -77,7 +78,13 @@ function constraintDescriptions(registry: Registry): ConstraintDescriptions {
   return {
     constraint(name) {
       const info = registry.constraints.get(name);
-      return info && { model: registry.meta(info.model).verboseName, fields: info.fields, message: info.message };
+      if (!info) return undefined;
+      const meta = registry.meta(info.model);
+      const link = info.kind === 'foreign-key' ? meta.fields.get(info.fields[0]!) : undefined;
+      return {
+        model: meta.verboseName, fields: info.fields, message: info.message,
+        target: link instanceof ManyToOneField ? link.targetName : undefined,
+      };
     },
     model: (table) => modelOfTable(table)?.verboseName,
     field: (table, column) => [...(modelOfTable(table)?.fields.values() ?? [])].find((f) => f.column === column)?.name,

@@ -38,7 +38,7 @@ const SCHEMA = `
 
 /** How the model layer would name these tables (the registry's part, in `orm/execute-sql.ts`). */
 const MODEL_NAMES: ConstraintDescriptions = {
-  constraint: (name) => (name === 'ff_pet_owner_id_fkey' ? { model: 'Pet', fields: ['owner'] } : undefined),
+  constraint: (name) => (name === 'ff_pet_owner_id_fkey' ? { model: 'Pet', fields: ['owner'], target: 'Owner' } : undefined),
   model: (table) => ({ ff_owner: 'Owner', ff_pet: 'Pet', ff_booking: 'Booking' })[table],
   field: (table, column) => (table === 'ff_pet' && column === 'owner_id' ? 'owner' : column),
 };
@@ -90,7 +90,8 @@ function integrityClass(engine: string, database: () => Kysely<any>, restrictCod
     it('23503 a link to a missing record: names the field', async () => {
       const error = await failure(database(), (trx) => sql`INSERT INTO ff_pet (owner_id) VALUES (999)`.execute(trx));
       expect(sqlState(error)).toBe('23503');
-      expect(validation(error, MODEL_NAMES)).toBe(`The record referenced by 'owner' does not exist`);
+      // With the registry's names: worded as a link to a hidden record is (reference-checks.ts).
+      expect(validation(error, MODEL_NAMES)).toBe(`Field 'owner': Owner 999 does not exist`);
       expect(validation(error)).toBe(`The record referenced by 'owner' does not exist`); // the column, less its _id
     });
 

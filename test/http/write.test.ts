@@ -125,7 +125,7 @@ describe('create, update, delete', () => {
       [{ description: 'no name' }, "Field 'name' of Task is required"],
       [{ name: 'x', priority: '7' }, "Invalid value '7' for field 'priority' of ProjectTask: expected one of 0, 1, 2"],
       [{ name: 'x', deadline: 'soon' }, "Invalid value 'soon' for field 'deadline' of ProjectTask: expected a date YYYY-MM-DD"],
-      [{ name: 'x', stage: 999999 }, "The record referenced by 'stage' does not exist"],
+      [{ name: 'x', stage: 999999 }, "Field 'stage': ProjectStage 999999 does not exist"],
       [{ name: 'x', tags: [999999] }, "Field 'tags': ProjectTag 999999 does not exist"],
     ];
     for (const [body, detail] of cases) {

@@ -119,7 +119,7 @@ export function integritySuite(harness: () => IntegrityHarness): void {
     it('through the API a link to a missing record is a 400 ValidationError naming the field', async () => {
       const res = await t().api('POST', '/api/create/OrmAllTypes', { name: 'fk', partner: 424_242 });
       expect(res.statusCode, res.body).toBe(400);
-      expect(res.json()).toMatchObject({ detail: "The record referenced by 'partner' does not exist", error: 'ValidationError' });
+      expect(res.json()).toMatchObject({ detail: "Field 'partner': OrmPartner 424242 does not exist", error: 'ValidationError' });
     });
   });
 

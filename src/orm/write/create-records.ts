@@ -19,7 +19,7 @@ import { selectList, type Row } from '../query/select-rows.js';
 import { columnValue } from './monetary-rounding.js';
 import { assertCompanyValues, assertRight } from '../../access/record-access.js';
 import { assertCompanyConsistency } from '../../access/company-consistency.js';
-import { assertLinksReadable } from '../../access/reference-checks.js';
+import { linkCheck } from '../../access/reference-checks.js';
 import { assertRecordsAllowed } from '../../access/record-checks.js';
 import { prepareFileCreate } from './file-values.js';
 
@@ -59,7 +59,8 @@ export async function createRecords(meta: ModelMeta, valsList: readonly Record<s
     sortedList.push(sorted);
   }
 
-  await assertLinksReadable(meta, given, { except: options.parentLink, uploaded: files?.uploaded });
+  // Links to records the caller may not read are refused by the INSERT's own RETURNING (no statement of its own).
+  const links = linkCheck(meta, given, { except: options.parentLink, uploaded: files?.uploaded });
 
   // The new records' own computed fields, where they need nothing the INSERT creates.
   const setterRuns = sortedList.some((s) => s.setters.length);
@@ -74,7 +75,8 @@ export async function createRecords(meta: ModelMeta, valsList: readonly Record<s
   const returning = selectList(meta.table, RecordBatch.storedFields(meta));
   const inserted = await runGuarded<Row>((guard) => sql`INSERT INTO ${sql.table(meta.table)}
     (${sql.join(columns.map((f) => sql.id(f.column!)))}) VALUES ${sql.join(rowsSql)}
-    RETURNING ${returning}${guard ? sql`, ${guard}` : sql``}`);
+    RETURNING ${returning}${guard ? sql`, ${guard}` : sql``}${links?.returning ?? sql``}`);
+  links?.verify(inserted, given);
   const ids = inserted.map((r) => r.id as number);
   await assertRecordsAllowed(meta, 'create', ids);
   if (files) await files.finish(ids);

@@ -15,7 +15,7 @@ import { linkManyToMany, writeOneToMany } from './write-relations.js';
 import { changesLinks, collectDependents, flushRecompute, newPending, protectedValues } from './recompute.js';
 import { assertCompanyValues } from '../../access/record-access.js';
 import { assertCompanyConsistency, touchesCompanyLinks } from '../../access/company-consistency.js';
-import { assertLinksReadable } from '../../access/reference-checks.js';
+import { linkCheck } from '../../access/reference-checks.js';
 import { columnValue } from './monetary-rounding.js';
 import { assertRecordsAllowed } from '../../access/record-checks.js';
 import { prepareFileWrite } from './file-values.js';
@@ -40,7 +40,8 @@ export async function writeRecords(
   assertCompanyValues(meta, sorted);
   await assertRecordsAllowed(meta, 'write', ids);
   await meta.cls._check_change?.({ op: 'write', ids, vals: given });
-  await assertLinksReadable(meta, [sorted.columns], { except: options.parentLink, uploaded: files?.uploaded });
+  // Links to records the caller may not read are refused by the UPDATE's own RETURNING (no statement of its own).
+  const links = linkCheck(meta, [sorted.columns], { except: options.parentLink, uploaded: files?.uploaded });
   const changed = [...sorted.columns.keys()].map((f) => f.name);
   const pending = newPending();
   // A changed link may leave dependents behind (a line moved to another order): collect them first.
@@ -50,11 +51,12 @@ export async function writeRecords(
   sorted.columns.set(meta.fields.get('updated_by')!, env.uid);
   const sets = [...sorted.columns].map(([f, v]) => sql`${sql.id(f.column!)} = ${columnValue(meta, f, v, sorted.columns, true)}`);
   const updated = await runGuarded<{ id: number }>((guard) => sql`UPDATE ${sql.table(meta.table)} SET ${sql.join(sets)}
-    WHERE id = ANY(${[...ids]}) RETURNING id${guard ? sql`, ${guard}` : sql``}`);
+    WHERE id = ANY(${[...ids]}) RETURNING id${guard ? sql`, ${guard}` : sql``}${links?.returning ?? sql``}`);
   if (updated.length !== new Set(ids).size) {
     const found = new Set(updated.map((r) => r.id));
     throw new NotFound(`${meta.name} ${ids.filter((id) => !found.has(id)).slice(0, 5).join(', ')} does not exist`);
   }
+  links?.verify(updated, [sorted.columns]);
 
   if (files) await files.finish();
   if (sorted.manyToMany.length) await linkManyToMany(meta, ids, ids.map(() => sorted.manyToMany), 'update');
