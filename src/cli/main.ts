@@ -8,7 +8,6 @@ import { bootPlatform } from '../platform/boot.js';
 import { cloneDatabase, createDatabase, dropDatabase } from '../platform/database-lifecycle.js';
 import { createServiceAccountKey } from '../auth/api-keys.js';
 import { serve } from './serve.js';
-import { configureFiles } from '../files/filestore-config.js';
 import { sweep } from '../files/file-removal.js';
 
 const settings = readSettings();
@@ -97,10 +96,7 @@ program.command('files')
   .action(async () => {
     const dbName = program.opts<{ db?: string }>().db;
     if (!dbName) throw new FieldForgeError('files sweep needs -db NAME');
-    const result = await withPlatform(async (p) => {
-      configureFiles({ openDatabase: async (name) => ((await p.engine.exists(name)) ? p.database(name) : null) });
-      return sweep(await p.database(dbName));
-    });
+    const result = await withPlatform(async (p) => sweep(await p.database(dbName), p.files));
     console.log(`Database '${dbName}': removed ${result.removed.length} file(s), ${result.kept.length} still in use or busy`);
   });
 program.enablePositionalOptions(false);

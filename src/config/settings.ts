@@ -34,6 +34,8 @@ export interface Settings {
    * `info` by default, `debug` (access lines too) with `FF_DEV=1`.
    */
   logLevel: LogLevel;
+  /** Most records one bulk call, clone or selection may cover (`FF_BULK_MAX`). */
+  bulkMax: number;
   /** `json` (one object per line, for log collectors) or `pretty` (for people) — `FF_LOG_FORMAT`. */
   logFormat: 'json' | 'pretty';
 }
@@ -59,11 +61,19 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     sessionHours: positiveNumber('FF_SESSION_HOURS', env.FF_SESSION_HOURS, 8),
     filestore: env.FF_FILESTORE || `file:${resolve(env.FF_DATA_DIR || './data', 'filestore')}`,
     uploadLimit: positiveNumber('FF_UPLOAD_LIMIT', env.FF_UPLOAD_LIMIT, 25 * 1024 * 1024),
+    bulkMax: positiveInteger('FF_BULK_MAX', env.FF_BULK_MAX, 10_000),
     statementTimeoutMs: seconds('FF_STATEMENT_TIMEOUT', env.FF_STATEMENT_TIMEOUT, 30),
     lockTimeoutMs: seconds('FF_LOCK_TIMEOUT', env.FF_LOCK_TIMEOUT, 10),
     logLevel: oneOf('FF_LOG_LEVEL', env.FF_LOG_LEVEL, LOG_LEVELS, env.FF_DEV === '1' ? 'debug' : 'info'),
     logFormat: oneOf('FF_LOG_FORMAT', env.FF_LOG_FORMAT, ['json', 'pretty'] as const, 'json'),
   };
+}
+
+function positiveInteger(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`${name} must be a positive whole number, got '${raw}'`);
+  return value;
 }
 
 /** A duration given in seconds (decimals allowed, 0 = no limit), as whole milliseconds. */

@@ -27,7 +27,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { TenantDatabase } from '../db/engine.js';
 import { isStorageKey, keyOwner } from './content-address.js';
-import { filesConfig } from './filestore-config.js';
+import type { FileService } from './file-service.js';
 
 export const REMOVAL_TABLE = 'ff_attachment_removal';
 /** First half of the advisory lock id of a key (the second is `hashtext(key)`). */
@@ -64,9 +64,9 @@ export function noteFreshKey(dbName: string, key: string): void {
 const running = new Map<string, Promise<unknown>>();
 
 /** Removes the queued (and freshly written) keys nothing references any more. */
-export function sweep(db: TenantDatabase): Promise<SweepResult> {
+export function sweep(db: TenantDatabase, files: FileService): Promise<SweepResult> {
   const previous = running.get(db.name) ?? Promise.resolve();
-  const next = previous.catch(() => undefined).then(() => sweepNow(db));
+  const next = previous.catch(() => undefined).then(() => sweepNow(db, files));
   running.set(db.name, next);
   void next.finally(() => {
     if (running.get(db.name) === next) running.delete(db.name);
@@ -74,14 +74,14 @@ export function sweep(db: TenantDatabase): Promise<SweepResult> {
   return next;
 }
 
-async function sweepNow(db: TenantDatabase): Promise<SweepResult> {
+async function sweepNow(db: TenantDatabase, files: FileService): Promise<SweepResult> {
   const queued = await sql<{ key: string }>`SELECT DISTINCT key FROM ${sql.table(REMOVAL_TABLE)} ORDER BY key LIMIT 10000`.execute(db.kysely);
   const fresh = freshKeys.get(db.name) ?? new Set<string>();
   const keys = [...new Set([...queued.rows.map((r) => r.key), ...fresh])];
   const result: SweepResult = { removed: [], kept: [] };
   if (!keys.length) return result;
-  const { store } = filesConfig();
-  const clones = await cloneMarkers(db.name);
+  const { store } = files;
+  const clones = await cloneMarkers(files, db.name);
   for (const key of keys) {
     const outcome = await db.kysely.transaction().execute(async (trx) => {
       // Never ours to remove (an inherited key, or garbage): forget it.
@@ -90,7 +90,7 @@ async function sweepNow(db: TenantDatabase): Promise<SweepResult> {
       if (!locked.rows[0]?.ok) return 'keep';
       const used = await sql`SELECT 1 FROM attachment WHERE filepath = ${key} LIMIT 1`.execute(trx);
       if (used.rows.length) return 'forget';
-      if (await usedByClone(clones, key)) return 'keep';
+      if (await usedByClone(files, clones, key)) return 'keep';
       await store.remove(key);
       await sql`DELETE FROM ${sql.table(REMOVAL_TABLE)} WHERE key = ${key}`.execute(trx);
       return 'removed';
@@ -110,10 +110,10 @@ const RETRIES = [0, 200, 1000, 3000, 10_000];
  * retrying while keys are locked by transactions still running. Failures are logged, never
  * thrown: the keys stay queued for the next sweep.
  */
-export function sweepSoon(db: TenantDatabase): void {
+export function sweepSoon(db: TenantDatabase, files: FileService): void {
   const attempt = (i: number): void => {
     const timer = setTimeout(() => {
-      sweep(db).then((r) => {
+      sweep(db, files).then((r) => {
         if (r.kept.length && i + 1 < RETRIES.length) attempt(i + 1);
       }, (err) => {
         if (process.env.FF_DEV === '1') console.warn(`file sweep of '${db.name}' failed: ${(err as Error).message}`);
@@ -128,8 +128,8 @@ export function sweepSoon(db: TenantDatabase): void {
  * Marks that `target` is about to become a clone of `source`: call before copying the database.
  * `prefixes` are the key owners the source's rows reference (itself and its own sources).
  */
-export async function recordClone(source: TenantDatabase, target: string): Promise<void> {
-  const { store } = filesConfig();
+export async function recordClone(source: TenantDatabase, target: string, files: FileService): Promise<void> {
+  const { store } = files;
   const owners = await sql<{ owner: string }>`SELECT DISTINCT split_part(filepath, '/', 1) AS owner FROM attachment
     WHERE filepath IS NOT NULL`.execute(source.kysely);
   const prefixes = new Set([source.name, ...owners.rows.map((r) => r.owner)]);
@@ -145,15 +145,15 @@ interface CloneMarker {
   key: string;
 }
 
-async function cloneMarkers(dbName: string): Promise<CloneMarker[]> {
-  const { store } = filesConfig();
+async function cloneMarkers(files: FileService, dbName: string): Promise<CloneMarker[]> {
+  const { store } = files;
   const keys = await store.list(`${dbName}/${CLONES}`);
   return keys.map((key) => ({ key, name: key.slice(key.lastIndexOf('/') + 1) }));
 }
 
 /** Whether some clone may still reference `key` (true when one cannot be asked). */
-async function usedByClone(clones: CloneMarker[], key: string): Promise<boolean> {
-  const { store, openDatabase } = filesConfig();
+async function usedByClone(files: FileService, clones: CloneMarker[], key: string): Promise<boolean> {
+  const { store, openDatabase } = files;
   for (const clone of clones) {
     if (!openDatabase) return true;
     try {

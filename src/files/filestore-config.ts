@@ -1,25 +1,13 @@
 /**
- * The process's file storage: the store `FF_FILESTORE` names, the upload limit and, when the
- * platform is up, a way to open other databases (the sweep checks clones, file-removal.ts). Model
- * code runs without a platform handle (`Attachment.create_from_file`), so this is process-wide,
- * configured once at start-up (HTTP app, CLI) and read lazily from the environment otherwise.
+ * `FF_FILESTORE` read into a file store (local disk or an S3-compatible bucket), and the file
+ * service a platform owns built from the settings (`file-service.ts`).
  */
 import type { S3ClientConfig } from '@aws-sdk/client-s3';
-import { readSettings } from '../config/settings.js';
-import type { TenantDatabase } from '../db/engine.js';
+import type { Settings } from '../config/settings.js';
 import type { FileStore } from './filestore.js';
+import { FileService } from './file-service.js';
 import { LocalFileStore } from './local-filestore.js';
 import { S3FileStore } from './s3-filestore.js';
-
-export interface FilesConfig {
-  store: FileStore;
-  /** Largest upload in bytes (`FF_UPLOAD_LIMIT`). */
-  uploadLimit: number;
-  /** Opens another FieldForge database, or null when it does not exist. */
-  openDatabase?: (name: string) => Promise<TenantDatabase | null>;
-}
-
-let current: FilesConfig | null = null;
 
 /** An S3 bucket name: 3–63 lowercase letters, digits, dots and hyphens, starting and ending alphanumeric. */
 const BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
@@ -52,15 +40,7 @@ export function filestoreFromUrl(url: string, env: NodeJS.ProcessEnv = process.e
   return new S3FileStore(bucket, prefix, config);
 }
 
-export function configureFiles(config: Partial<FilesConfig>): FilesConfig {
-  current = { ...filesConfig(), ...config };
-  return current;
-}
-
-export function filesConfig(): FilesConfig {
-  if (!current) {
-    const settings = readSettings();
-    current = { store: filestoreFromUrl(settings.filestore), uploadLimit: settings.uploadLimit };
-  }
-  return current;
+/** The file service of a platform started with `settings` (`FF_FILESTORE`, `FF_UPLOAD_LIMIT`). */
+export function fileServiceFromSettings(settings: Pick<Settings, 'filestore' | 'uploadLimit'>): FileService {
+  return new FileService({ store: filestoreFromUrl(settings.filestore), uploadLimit: settings.uploadLimit });
 }

@@ -10,6 +10,7 @@ import { sql } from 'kysely';
 import { currentEnv } from '../orm/env.js';
 import { isStorageKey, keyOwner } from './content-address.js';
 import { LOCK_SPACE, queueRemoval, sweepSoon } from './file-removal.js';
+import { currentFiles } from './file-service.js';
 
 /** `keys` lose the rows `leavingIds` (those rows are being deleted or rewritten). */
 export async function releaseKeys(keys: readonly string[], leavingIds: readonly number[]): Promise<void> {
@@ -24,7 +25,8 @@ export async function releaseKeys(keys: readonly string[], leavingIds: readonly 
   if (!released.length) return;
   await queueRemoval(env.trx, released);
   const db = env.db;
-  env.afterCommit.push(() => sweepSoon(db));
+  const files = currentFiles(env);
+  env.afterCommit.push(() => sweepSoon(db, files));
 }
 
 /** Releases the keys of attachments `ids`, which are about to be deleted. */

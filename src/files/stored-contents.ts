@@ -9,7 +9,7 @@ import { sql } from 'kysely';
 import { currentEnv } from '../orm/env.js';
 import { decodeBase64 } from './base64-content.js';
 import { sha256, storageKey } from './content-address.js';
-import { filesConfig } from './filestore-config.js';
+import { currentFiles } from './file-service.js';
 import { LOCK_SPACE, noteFreshKey, sweepSoon } from './file-removal.js';
 import type { StoredContent } from './stored-content.js';
 
@@ -18,8 +18,9 @@ const CONCURRENT_WRITES = 32;
 
 /** The stored form of each content, in order. */
 export async function storeContents(contents: readonly unknown[]): Promise<StoredContent[]> {
-  const { store, uploadLimit } = filesConfig();
   const env = currentEnv();
+  const files = currentFiles(env);
+  const { store, uploadLimit } = files;
   const decoded = contents.map((content) => {
     const { bytes, mimetype } = decodeBase64(content, uploadLimit);
     const checksum = sha256(bytes);
@@ -45,7 +46,7 @@ export async function storeContents(contents: readonly unknown[]): Promise<Store
       }
     });
   }
-  if (fresh) sweepSoon(env.db);
+  if (fresh) sweepSoon(env.db, files);
   if (failure !== undefined) throw failure;
   return decoded.map((d) => d.stored);
 }

@@ -39,6 +39,8 @@ export interface AppOptions {
   /** ALTCHA difficulty; lowered by tests so they solve challenges in milliseconds. */
   altchaMaxNumber?: number;
   bodyLimit?: number;
+  /** Most records a selection or bulk call may cover (`FF_BULK_MAX`, default 10,000). */
+  bulkMax?: number;
   /** Level, format and destination of the request log (`request-log.ts`); none by default (tests). */
   logger?: LogOptions | false;
 }
@@ -72,7 +74,7 @@ export async function buildApp(platform: Platform, options: AppOptions = {}): Pr
   app.addHook('onRequest', async (req) => {
     if (req.url.startsWith('/api/') || req.routeOptions.config?.authenticated) await contextHook(req);
   });
-  registerModelApi(app);
+  registerModelApi(app, { bulkMax: options.bulkMax });
   registerAuthRoutes(app, platform, selector, { sessionHours: options.sessionHours ?? 8, altchaMaxNumber: options.altchaMaxNumber });
   registerApiKeyRoutes(app);
   registerFileRoutes(app, platform, selector);

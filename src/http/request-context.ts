@@ -20,6 +20,7 @@ import { CredentialCache } from '../auth/credential-cache.js';
 import { apiKeyGuard, sessionGuard, StaleCredential, type Principal, type RequestGuard } from '../auth/request-guard.js';
 import { hashToken, resolveSession, verifyAccessToken } from '../auth/sessions.js';
 import type { TenantDatabase } from '../db/engine.js';
+import type { FileService } from '../files/file-service.js';
 import { AccessError, AuthenticationError, DatabaseBusy } from '../errors.js';
 import { makeEnv, runInEnv, transaction, type TransactionOptions } from '../orm/env.js';
 import { settleGuard } from '../orm/execute-sql.js';
@@ -33,6 +34,8 @@ export interface RequestContext {
   dbName: string;
   db: TenantDatabase;
   registry: Registry;
+  /** The platform's file storage, handed to the request's units of work. */
+  files: FileService;
   uid: number;
   companyId: number | null;
   /** What the principal may do (groups, rights, rules, allowed companies). */
@@ -112,7 +115,7 @@ export function apiContextHook(platform: Platform, selector: DatabaseSelector) {
           principal: state.principal, registryVersion: state.registryVersion, securityVersion: state.securityVersion, access,
         });
       }
-      return { dbName, db, registry, uid, companyId, access, principal: state.principal, guard: null, resolveAgain: resolve };
+      return { dbName, db, registry, files: platform.files, uid, companyId, access, principal: state.principal, guard: null, resolveAgain: resolve };
     };
 
     const known = rememberAs && req.routeOptions.config?.unitOfWork ? remembered.get(dbName, rememberAs) : undefined;
@@ -120,7 +123,7 @@ export function apiContextHook(platform: Platform, selector: DatabaseSelector) {
     if (rememberAs && known && registry) {
       const { principal, registryVersion, securityVersion } = known;
       req.ff = {
-        dbName, db, registry: await registry, uid: principal.uid, companyId: principal.companyId, access: known.access, principal,
+        dbName, db, registry: await registry, files: platform.files, uid: principal.uid, companyId: principal.companyId, access: known.access, principal,
         guard: keyHash
           ? apiKeyGuard(keyHash, principal, registryVersion, securityVersion)
           : sessionGuard(principal, registryVersion, securityVersion),
@@ -136,7 +139,9 @@ export function apiContextHook(platform: Platform, selector: DatabaseSelector) {
 }
 
 function envOptions(ctx: RequestContext): TransactionOptions {
-  return { uid: ctx.uid, companyId: ctx.companyId, companyIds: [...ctx.access.companyIds], access: ctx.access, guard: ctx.guard };
+  return {
+    uid: ctx.uid, companyId: ctx.companyId, companyIds: [...ctx.access.companyIds], access: ctx.access, guard: ctx.guard, files: ctx.files,
+  };
 }
 
 /** Runs `fn` as the request's unit of work: one transaction, rolled back on any error. */

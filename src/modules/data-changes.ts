@@ -8,7 +8,7 @@
  */
 import { sha256 } from '../files/content-address.js';
 import { decodeBase64 } from '../files/base64-content.js';
-import { filesConfig } from '../files/filestore-config.js';
+import { currentFiles } from '../files/file-service.js';
 import { currentEnv } from '../orm/env.js';
 import type { Field } from '../orm/fields/field.js';
 import { FileField, ManyToManyField } from '../orm/fields/relational-fields.js';
@@ -95,7 +95,7 @@ function same(f: Field, stored: StoredRecord, value: unknown): boolean {
 
 function sameUpload(f: FileField, att: Row | undefined, upload: Record<string, unknown>): boolean {
   if (!att) return false;
-  const { bytes } = decodeBase64(upload.base64, filesConfig().uploadLimit);
+  const { bytes } = decodeBase64(upload.base64, currentFiles().uploadLimit);
   return att.checksum === sha256(bytes) && att.name === uploadName(f, upload) && att.is_public === (upload.is_public === true)
     && (typeof upload.mimetype !== 'string' || att.mimetype === upload.mimetype);
 }

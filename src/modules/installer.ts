@@ -8,7 +8,8 @@
  */
 import { ModuleError } from '../errors.js';
 import type { TenantDatabase } from '../db/engine.js';
-import { planSchema } from '../db/schema-sync.js';
+import type { FileService } from '../files/file-service.js';
+import { planSchema } from './schema-sync.js';
 import { lockTables, mergeLocks } from '../db/table-locks.js';
 import { planSecurityTriggers } from '../access/security-version.js';
 import { ensureAltchaStore } from '../auth/altcha.js';
@@ -45,7 +46,9 @@ export async function buildRegistry(catalog: ModuleCatalog, modules: readonly st
   return Registry.build(await Promise.all(order.map((id) => loadModuleCode(catalog.get(id)))));
 }
 
-export async function installModules(db: TenantDatabase, catalog: ModuleCatalog, request: InstallRequest): Promise<InstallResult> {
+export async function installModules(
+  db: TenantDatabase, catalog: ModuleCatalog, request: InstallRequest, files: FileService | null = null,
+): Promise<InstallResult> {
   // Flag raised, requests in flight let finish, retried on lock conflicts: `install-window.ts`.
   return inInstallWindow(db, async (trx) => {
     const before = await installedModules(trx);
@@ -66,7 +69,7 @@ export async function installModules(db: TenantDatabase, catalog: ModuleCatalog,
     await ensureAltchaStore(trx);
     const fresh = order.filter((id) => !before.includes(id));
     const reload = order.filter((id) => fresh.includes(id) || (request.update ?? []).includes(id));
-    await runInEnv(makeEnv(db, registry, trx, { su: true }), async () => {
+    await runInEnv(makeEnv(db, registry, trx, { su: true, files }), async () => {
       for (const id of reload) {
         await loadModuleData(catalog.get(id));
         await recordModule(catalog, id, fresh.includes(id));

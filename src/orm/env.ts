@@ -14,6 +14,7 @@ import { readPlatformState } from '../db/platform-state.js';
 import { DatabaseBusy } from '../errors.js';
 import { flushAssignments } from './flush-assignments.js';
 import { PendingWrites } from './pending-writes.js';
+import type { FileService } from '../files/file-service.js';
 import type { Registry } from './registry.js';
 
 export interface Env {
@@ -36,6 +37,8 @@ export interface Env {
   readonly guard: RequestGuard | null;
   /** Field values assigned in model code, written before the next statement and before commit. */
   readonly pendingWrites: PendingWrites;
+  /** The file storage of the platform running this unit of work (null: none, e.g. a bare test env). */
+  readonly files: FileService | null;
 }
 
 const storage = new AsyncLocalStorage<Env>();
@@ -80,6 +83,7 @@ export function makeEnv(
     afterCommit,
     guard: options.guard ?? null,
     pendingWrites: new PendingWrites(),
+    files: options.files ?? null,
   };
 }
 
@@ -91,6 +95,7 @@ export interface TransactionOptions {
   su?: boolean;
   access?: AccessProfile | null;
   guard?: RequestGuard | null;
+  files?: FileService | null;
 }
 
 /**

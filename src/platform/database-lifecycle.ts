@@ -83,6 +83,6 @@ export async function cloneDatabase(platform: Platform, source: string, target: 
   assertValidDatabaseName(source);
   assertValidDatabaseName(target);
   // Before copying: from now on the source's file sweep asks the clone before removing shared bytes.
-  await recordClone(await platform.database(source), target);
+  await recordClone(await platform.database(source), target, platform.files);
   await platform.engine.clone(source, target);
 }

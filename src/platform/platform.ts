@@ -1,9 +1,14 @@
 /**
- * The process-wide platform: the storage engine, the module catalog and, per database, the
+ * A platform: the storage engine, the module catalog, the file storage and, per database, the
  * composed registry. A database's registry is rebuilt when its registry version moves (another
- * worker installed or upgraded a module), so every worker serves the same models.
+ * worker installed or upgraded a module), so every worker serves the same models. Everything a
+ * unit of work needs from it (database, registry, files) is handed to the unit of work's
+ * environment; nothing of it is process-wide, so several platforms may share a process.
  */
 import { randomBytes } from 'node:crypto';
+import { readSettings } from '../config/settings.js';
+import { fileServiceFromSettings } from '../files/filestore-config.js';
+import type { FileService } from '../files/file-service.js';
 import type { Engine, TenantDatabase } from '../db/engine.js';
 import { installedModules, readPlatformState } from '../db/platform-state.js';
 import { assertValidDatabaseName } from '../db/database-name.js';
@@ -19,16 +24,27 @@ interface CachedRegistry {
 
 export class Platform {
   private readonly registries = new Map<string, CachedRegistry>();
+  #files: FileService | null;
 
   constructor(
     readonly engine: Engine,
     readonly catalog: ModuleCatalog,
     /** Signs tokens and challenges (`config/secret.ts`); a random one per process by default (tests). */
     readonly secret: string = randomBytes(32).toString('base64url'),
+    /** The file storage; read from the environment's settings on first use when not given (tests). */
+    files: FileService | null = null,
   ) {
+    this.#files = files;
     // A database dropped here or found gone by the engine (another process dropped it) takes its
     // registry with it: a new database of the same name may hold other modules.
     engine.onDatabaseGone((name) => this.forget(name));
+  }
+
+  /** The platform's file storage; the sweep of one database asks the platform's other databases. */
+  get files(): FileService {
+    if (!this.#files) this.#files = fileServiceFromSettings(readSettings());
+    this.#files.openDatabase ??= async (name) => ((await this.engine.exists(name)) ? this.database(name) : null);
+    return this.#files;
   }
 
   async database(name: string): Promise<TenantDatabase> {
@@ -54,7 +70,7 @@ export class Platform {
   }
 
   async install(name: string, request: InstallRequest): Promise<InstallResult> {
-    const result = await installModules(await this.database(name), this.catalog, request);
+    const result = await installModules(await this.database(name), this.catalog, request, this.files);
     this.registries.delete(name);
     return result;
   }
@@ -63,7 +79,7 @@ export class Platform {
   async run<T>(name: string, options: TransactionOptions, fn: () => Promise<T>): Promise<T> {
     const db = await this.database(name);
     const registry = await this.registry(name);
-    return transaction(db, registry, { su: options.uid === undefined, ...options }, fn);
+    return transaction(db, registry, { su: options.uid === undefined, files: this.files, ...options }, fn);
   }
 
   forget(name: string): void {

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { currentEnv } from '../../src/orm/env.js';
-import { configureFiles, filestoreFromUrl } from '../../src/files/filestore-config.js';
+import { filestoreFromUrl } from '../../src/files/filestore-config.js';
 import { LocalFileStore } from '../../src/files/local-filestore.js';
 import { S3FileStore } from '../../src/files/s3-filestore.js';
 import { signedFileUrl } from '../../src/files/signed-url.js';
@@ -75,7 +75,7 @@ beforeAll(async () => {
   await writeProbeModule(root, 'file_access', { 'models/index.ts': PROBE, 'security/access.yaml': adminAccessYaml(['FileOwner']) });
   t = await testDatabase('core', [root]);
   await t.platform.install(t.name, { init: ['file_access'] });
-  configureFiles({ store: local, uploadLimit: 1 << 20 });
+  t.platform.files.configure({ store: local, uploadLimit: 1 << 20 });
 
   await t.run(async () => {
     const { registry } = currentEnv();
@@ -223,7 +223,7 @@ describe('the database of a file link', () => {
 
 describe('bucket storage', () => {
   it('view redirects to a presigned URL with an inline disposition; the bucket answers inline', async () => {
-    configureFiles({ store: s3store });
+    t.platform.files.configure({ store: s3store });
     try {
       const PNG = Buffer.from('\x89PNG fake image');
       const id = await t.run<number>(() => (currentEnv().registry.meta('Attachment').cls as any).create_from_file(b64(PNG), 'photo été.png'));
@@ -244,7 +244,7 @@ describe('bucket storage', () => {
       expect(late.statusCode).toBe(302);
       expect(new URL(late.headers.location as string).searchParams.get('response-content-disposition')).toMatch(/^attachment; /);
     } finally {
-      configureFiles({ store: local });
+      t.platform.files.configure({ store: local });
     }
   });
 });

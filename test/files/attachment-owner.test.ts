@@ -11,7 +11,6 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServiceAccountKey } from '../../src/auth/api-keys.js';
-import { configureFiles } from '../../src/files/filestore-config.js';
 import { LocalFileStore } from '../../src/files/local-filestore.js';
 import { Attachment } from '../../modules/core/models/attachment.js';
 import { Group } from '../../modules/core/models/group.js';
@@ -29,7 +28,7 @@ const ids = { visible: 0, hidden: 0, file: 0, ownerless: 0 };
 beforeAll(async () => {
   t = await testDatabase('full');
   tmp = await mkdtemp(join(tmpdir(), 'ff-attachment-owner-'));
-  configureFiles({ store: new LocalFileStore(tmp) });
+  t.platform.files.configure({ store: new LocalFileStore(tmp) });
   await t.run(async () => {
     ids.visible = (await ProjectTask.create({ name: 'Visible task' })).id;
     ids.hidden = (await ProjectTask.create({ name: `${HIDDEN} task` })).id;

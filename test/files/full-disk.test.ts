@@ -16,7 +16,6 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { currentEnv } from '../../src/orm/env.js';
-import { configureFiles } from '../../src/files/filestore-config.js';
 import { LocalFileStore } from '../../src/files/local-filestore.js';
 import { InsufficientStorage } from '../../src/files/filestore-errors.js';
 import { storageKey } from '../../src/files/content-address.js';
@@ -132,7 +131,7 @@ describe.skipIf(UNAVAILABLE !== null)(`uploads to a full local disk${UNAVAILABLE
     await writeProbeModule(root, 'disk_probe', { 'models/index.ts': PROBE, 'security/access.yaml': adminAccessYaml(['DiskProbe']) });
     t = await testDatabase('core', [root]);
     await t.platform.install(t.name, { init: ['disk_probe'] });
-    configureFiles({ store, uploadLimit: 1 << 20 });
+    t.platform.files.configure({ store, uploadLimit: 1 << 20 });
 
     // Files already stored before the disk fills up.
     existing.bytes = randomBytes(20 * 1024);
@@ -209,7 +208,7 @@ describe.skipIf(UNAVAILABLE !== null)(`uploads to a full local disk${UNAVAILABLE
     const err = await t.failure(() => storeContents([b64(small), b64(big)]));
     expect(err).toBeInstanceOf(InsufficientStorage);
     // The small file landed before the failure; the sweep removes it, as no committed row uses it.
-    await sweep(await t.platform.database(t.name));
+    await sweep(await t.platform.database(t.name), t.platform.files);
     expect(await store.stat(storageKey(t.name, sha(small)))).toBeNull();
     expect(await snapshot()).toEqual(before.files);
     expect(await free()).toBe(before.free);

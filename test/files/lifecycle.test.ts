@@ -10,7 +10,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configureFiles } from '../../src/files/filestore-config.js';
 import { LocalFileStore } from '../../src/files/local-filestore.js';
 import { storageKey } from '../../src/files/content-address.js';
 import { queueRemoval, REMOVAL_TABLE, sweep } from '../../src/files/file-removal.js';
@@ -28,7 +27,7 @@ const b64 = (s: string) => Buffer.from(s).toString('base64');
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 const keyOf = (content: string) => storageKey(t.name, sha(content));
 const exists = async (key: string) => (await local.stat(key)) !== null;
-const runSweep = async () => sweep(await t.platform.database(t.name));
+const runSweep = async () => sweep(await t.platform.database(t.name), t.platform.files);
 
 /** Polls `check` until true or `ms` pass; true when it held in time. */
 async function eventually(check: () => Promise<boolean>, ms = 5000): Promise<boolean> {
@@ -60,7 +59,7 @@ beforeAll(async () => {
   tmp = await mkdtemp(join(tmpdir(), 'ff-file-life-'));
   local = new LocalFileStore(join(tmp, 'disk'));
   t = await testDatabase('core');
-  configureFiles({ store: local, uploadLimit: 1 << 20 });
+  t.platform.files.configure({ store: local, uploadLimit: 1 << 20 });
 });
 afterAll(async () => {
   await t?.close();

@@ -9,7 +9,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { currentEnv } from '../../src/orm/env.js';
-import { configureFiles } from '../../src/files/filestore-config.js';
 import { LocalFileStore } from '../../src/files/local-filestore.js';
 import { S3FileStore } from '../../src/files/s3-filestore.js';
 import { signedFileUrl } from '../../src/files/signed-url.js';
@@ -43,7 +42,7 @@ beforeAll(async () => {
   await writeProbeModule(root, 'file_owner', { 'models/index.ts': PROBE, 'security/access.yaml': adminAccessYaml(['FileOwner']) });
   t = await testDatabase('core', [root]);
   await t.platform.install(t.name, { init: ['file_owner'] });
-  configureFiles({ store: local, uploadLimit: 1 << 20 });
+  t.platform.files.configure({ store: local, uploadLimit: 1 << 20 });
   // A plain user: reads attachments, but not FileOwner records.
   userKey = (await t.run(() => createServiceAccountKey({ name: 'plain user', groups: ['core.group_user'] }))).key;
 });
@@ -64,7 +63,7 @@ describe('local disk', () => {
   let ownedId: number;
   let publicId: number;
   beforeAll(async () => {
-    configureFiles({ store: local });
+    t.platform.files.configure({ store: local });
     fileId = await t.run(() => Attachment().create_from_file(b64(CONTENT), 'rapport "final"\r\n/../été.pdf'));
     publicId = await t.run(() => Attachment().create_from_file(b64('public bytes'), 'logo.png', null, null, null, true));
     const owner = (await t.api('POST', '/api/create/FileOwner', { name: 'o', doc: { name: 'secret.txt', base64: b64('secret') } })).json().id;
@@ -152,7 +151,7 @@ describe('local disk', () => {
   });
 
   it('413 with a clear message above the upload limit, through create and create_from_file', async () => {
-    configureFiles({ uploadLimit: 100 });
+    t.platform.files.configure({ uploadLimit: 100 });
     try {
       const res = await t.api('POST', '/api/create/Attachment', { name: 'big.bin', base64: b64(Buffer.alloc(101)) });
       expect(res.statusCode).toBe(413);
@@ -168,14 +167,14 @@ describe('local disk', () => {
       expect(ok.statusCode, ok.body).toBe(200);
       expect(typeof ok.json().result).toBe('number');
     } finally {
-      configureFiles({ uploadLimit: 1 << 20 });
+      t.platform.files.configure({ uploadLimit: 1 << 20 });
     }
   });
 });
 
 describe('S3 bucket', () => {
   it('redirects to a presigned URL carrying type, disposition and caching; the bucket serves the bytes', async () => {
-    configureFiles({ store: s3store });
+    t.platform.files.configure({ store: s3store });
     try {
       const id = await t.run(() => Attachment().create_from_file(b64(CONTENT), 'report.pdf'));
       const { url } = (await t.api('GET', `/api/files/${id}/url?action=download`)).json();
@@ -196,7 +195,7 @@ describe('S3 bucket', () => {
       // Without signature or credential: no redirect.
       expect((await anonymous(`/filestore/view/${id}`)).statusCode).toBe(401);
     } finally {
-      configureFiles({ store: local });
+      t.platform.files.configure({ store: local });
     }
   });
 });

@@ -11,7 +11,6 @@ import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { currentEnv, withEnv } from '../../src/orm/env.js';
-import { configureFiles, filesConfig } from '../../src/files/filestore-config.js';
 import { LocalFileStore } from '../../src/files/local-filestore.js';
 import { S3FileStore } from '../../src/files/s3-filestore.js';
 import type { FileStore } from '../../src/files/filestore.js';
@@ -47,7 +46,6 @@ beforeAll(async () => {
   await writeProbeModule(root, 'file_probe', { 'models/index.ts': PROBE, 'security/access.yaml': adminAccessYaml(['FileProbe']) });
   t = await testDatabase('core', [root]);
   await t.platform.install(t.name, { init: ['file_probe'] });
-  configureFiles({ openDatabase: async (name) => ((await t.engine.exists(name)) ? t.platform.database(name) : null) });
 });
 afterAll(async () => {
   await t?.close();
@@ -56,12 +54,12 @@ afterAll(async () => {
 });
 
 const Attachment = () => currentEnv().registry.meta('Attachment').cls as any;
-const exists = async (key: string) => (await filesConfig().store.stat(key)) !== null;
-const runSweep = async () => sweep(await t.platform.database(t.name));
+const exists = async (key: string) => (await t.platform.files.store.stat(key)) !== null;
+const runSweep = async () => sweep(await t.platform.database(t.name), t.platform.files);
 
 describe.each(['local', 's3'])('attachments on %s storage', (kind) => {
   beforeAll(() => {
-    configureFiles({ store: stores[kind]!, uploadLimit: 1024 });
+    t.platform.files.configure({ store: stores[kind]!, uploadLimit: 1024 });
   });
 
   it('content-addresses the bytes under <db>/<2 hex>/<2 hex>/<sha256>, keeps base64 out of the row, computes url', async () => {
@@ -76,7 +74,7 @@ describe.each(['local', 's3'])('attachments on %s storage', (kind) => {
     expect('base64' in row).toBe(false);
     const read = await t.api('POST', `/api/fetch/Attachment/${id}`, { fields: ['url', 'base64', 'checksum'] });
     expect(read.json()).toMatchObject({ url: `/filestore/view/${id}`, base64: null, checksum: cs });
-    const stream = await filesConfig().store.read(row.filepath);
+    const stream = await t.platform.files.store.read(row.filepath);
     const chunks: Buffer[] = [];
     for await (const c of stream) chunks.push(c as Buffer);
     expect(Buffer.concat(chunks).toString()).toBe(content);
@@ -217,7 +215,7 @@ describe.each(['local', 's3'])('attachments on %s storage', (kind) => {
     const cloneName = `${t.name}_c${kind}`;
     const source = await t.platform.database(t.name);
     // What `db clone` must do: mark the clone in the store, then copy the database.
-    await recordClone(source, cloneName);
+    await recordClone(source, cloneName, t.platform.files);
     await t.engine.closeDatabase(t.name);
     await t.engine.clone(t.name, cloneName);
     try {
@@ -227,7 +225,7 @@ describe.each(['local', 's3'])('attachments on %s storage', (kind) => {
       expect(await cloneRun(async () => (await Attachment().get(id)).filepath)).toBe(key);
       // Deleting the inherited attachment in the clone removes only the clone's row.
       await cloneRun(async () => (await Attachment().get(id)).unlink());
-      await sweep(clone);
+      await sweep(clone, t.platform.files);
       expect(await exists(key)).toBe(true);
       expect(await t.run(() => Attachment().query().filter({ id }).count())).toBe(1);
       // The clone stores its own uploads under its own prefix.
@@ -240,7 +238,7 @@ describe.each(['local', 's3'])('attachments on %s storage', (kind) => {
       t.platform.forget(cloneName);
       const otherId = await t.run(() => Attachment().create_from_file(b64(other), 'o.txt'));
       const otherKey = await t.run(async () => (await Attachment().get(otherId)).filepath);
-      await recordClone(await t.platform.database(t.name), cloneName);
+      await recordClone(await t.platform.database(t.name), cloneName, t.platform.files);
       await t.engine.closeDatabase(t.name);
       await t.engine.clone(t.name, cloneName);
       await t.run(async () => (await Attachment().get(otherId)).unlink());
@@ -250,7 +248,7 @@ describe.each(['local', 's3'])('attachments on %s storage', (kind) => {
       // Once the clone lets go too, the source's next sweep removes the bytes.
       await cloneRun(async () => (await Attachment().get(otherId)).unlink());
       // The clone never removes its source's bytes; the source's next sweep does.
-      expect((await sweep(await t.platform.database(cloneName))).removed).toEqual([]);
+      expect((await sweep(await t.platform.database(cloneName), t.platform.files)).removed).toEqual([]);
       await runSweep();
       expect(await exists(otherKey)).toBe(false);
     } finally {
@@ -263,7 +261,7 @@ describe.each(['local', 's3'])('attachments on %s storage', (kind) => {
 
 describe('storage failures', () => {
   it('a failing bucket answers a clear error and creates no row', async () => {
-    configureFiles({
+    t.platform.files.configure({
       store: new S3FileStore('no-such-bucket', '', { ...s3Options(bucket.endpoint), maxAttempts: 1 }),
       uploadLimit: 1024,
     });
@@ -278,7 +276,7 @@ describe('storage failures', () => {
   it('a failing disk answers a clear error, creates no row and leaves no temporary file', async () => {
     const blocker = join(tmp, 'not-a-dir');
     await writeFile(blocker, 'a file where the store root should be');
-    configureFiles({ store: new LocalFileStore(blocker), uploadLimit: 1024 });
+    t.platform.files.configure({ store: new LocalFileStore(blocker), uploadLimit: 1024 });
     const res = await t.api('POST', '/api/create/Attachment', { name: 'x.txt', base64: b64('disk down') });
     expect(res.statusCode).toBe(503);
     expect(res.json().detail).toMatch(/file store failed .*not saved/);

@@ -19,7 +19,6 @@ import { sql } from 'kysely';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServiceAccountKey } from '../../src/auth/api-keys.js';
-import { configureFiles } from '../../src/files/filestore-config.js';
 import { LocalFileStore } from '../../src/files/local-filestore.js';
 import { currentEnv } from '../../src/orm/env.js';
 import type { Field } from '../../src/orm/fields/field.js';
@@ -59,7 +58,7 @@ const existingIds = new Map<string, number[]>();
 beforeAll(async () => {
   t = await fixtureDatabase('full', ['orm_fields']);
   tmp = await mkdtemp(join(tmpdir(), 'ff-fuzz-'));
-  configureFiles({ store: new LocalFileStore(join(tmp, 'files')), uploadLimit: 1 << 20 });
+  t.platform.files.configure({ store: new LocalFileStore(join(tmp, 'files')), uploadLimit: 1 << 20 });
   keys.push(t.apiKey);
   await t.run(async () => {
     const { registry } = currentEnv();

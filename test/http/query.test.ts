@@ -3,7 +3,7 @@
  * paging, name search, counting, footer aggregates and grouping.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_LIMIT, MAX_LIMIT } from '../../src/http/routes/model-api.js';
+import { DEFAULT_LIMIT, MAX_LIMIT } from '../../src/api/record-reads.js';
 import { Contact } from '../../modules/contacts/models/contact.js';
 import { ProjectProject } from '../../modules/project/models/project_project.js';
 import { ProjectStage } from '../../modules/project/models/project_stage.js';

@@ -14,9 +14,9 @@ import { AccessError, AuthenticationError, BadRequest, NotFound } from '../../er
 import { assertValidDatabaseName } from '../../db/database-name.js';
 import { assertRight } from '../../access/record-access.js';
 import { currentEnv } from '../../orm/env.js';
+import type { FileStore } from '../../files/filestore.js';
 import { QuerySet } from '../../orm/queryset.js';
 import type { Platform } from '../../platform/platform.js';
-import { configureFiles, filesConfig } from '../../files/filestore-config.js';
 import { cacheControl, contentDisposition, contentType, parseRange } from '../../files/response-headers.js';
 import { signedFileUrl, verifyFileSignature, SIGNED_URL_SECONDS, type FileAction } from '../../files/signed-url.js';
 import type { DatabaseSelector } from '../database-selection.js';
@@ -69,8 +69,6 @@ function action(req: FastifyRequest): FileAction {
 }
 
 export function registerFileRoutes(app: FastifyInstance, platform: Platform, selector: DatabaseSelector): void {
-  // The sweep asks a database's clones whether they still use its keys (files/file-removal.ts).
-  configureFiles({ openDatabase: async (name) => ((await platform.engine.exists(name)) ? platform.database(name) : null) });
   const resolveCredential = apiContextHook(platform, selector);
 
   app.get('/api/files/:id/url', IN_UNIT_OF_WORK, (req) => readOnlyWork(req, async () => {
@@ -106,7 +104,7 @@ export function registerFileRoutes(app: FastifyInstance, platform: Platform, sel
       if (!granted && signed) throw new AccessError(BAD_LINK);
     }
     if (!row || !granted) throw new NotFound(`Attachment ${id} does not exist`);
-    return serve(req, reply, row, act);
+    return serve(req, reply, row, act, platform.files.store);
   });
 }
 
@@ -115,9 +113,8 @@ async function loadAttachment(id: number): Promise<AttachmentRow | undefined> {
     FROM attachment WHERE id = ${id}`.execute(currentEnv().trx)).rows[0];
 }
 
-async function serve(req: FastifyRequest, reply: FastifyReply, row: AttachmentRow, act: FileAction): Promise<unknown> {
+async function serve(req: FastifyRequest, reply: FastifyReply, row: AttachmentRow, act: FileAction, store: FileStore): Promise<unknown> {
   if (!row.filepath) throw new NotFound(`Attachment ${row.id} has no content`);
-  const { store } = filesConfig();
   const headers = {
     contentType: contentType(row.mimetype),
     contentDisposition: contentDisposition(act, row.name),

@@ -20,7 +20,7 @@ import type { Field } from '../orm/fields/field.js';
 import { FileField, ManyToManyField, ManyToOneField } from '../orm/fields/relational-fields.js';
 import type { ModelMeta } from '../orm/model-meta.js';
 import { constraintName, uniqueWhenIndexName, type Registry } from '../orm/registry.js';
-import { needLock, type TableLockMode } from './table-locks.js';
+import { needLock, type TableLockMode } from '../db/table-locks.js';
 
 interface ColumnInfo {
   type: string;

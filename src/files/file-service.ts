@@ -1,0 +1,44 @@
+/**
+ * The file storage of one platform: the store `FF_FILESTORE` names, the upload limit, and a way
+ * to open the platform's other databases (a database's sweep asks its clones before removing
+ * shared bytes, `file-removal.ts`). Owned by the `Platform` instance and handed to every unit of
+ * work it runs (`Env.files`), so two platforms in one process — two servers, a test's scratch
+ * store — never share one by accident.
+ */
+import type { TenantDatabase } from '../db/engine.js';
+import { currentEnv, type Env } from '../orm/env.js';
+import type { FileStore } from './filestore.js';
+
+export interface FileServiceOptions {
+  store: FileStore;
+  /** Largest upload in bytes (`FF_UPLOAD_LIMIT`). */
+  uploadLimit: number;
+  /** Opens another database of the platform, or null when it does not exist. */
+  openDatabase?: ((name: string) => Promise<TenantDatabase | null>) | null;
+}
+
+export class FileService {
+  store: FileStore;
+  uploadLimit: number;
+  openDatabase: ((name: string) => Promise<TenantDatabase | null>) | null;
+
+  constructor(options: FileServiceOptions) {
+    this.store = options.store;
+    this.uploadLimit = options.uploadLimit;
+    this.openDatabase = options.openDatabase ?? null;
+  }
+
+  /** Replaces some of the settings (a test points its platform at a scratch store or limit). */
+  configure(changes: Partial<FileServiceOptions>): this {
+    if (changes.store) this.store = changes.store;
+    if (changes.uploadLimit !== undefined) this.uploadLimit = changes.uploadLimit;
+    if (changes.openDatabase !== undefined) this.openDatabase = changes.openDatabase;
+    return this;
+  }
+}
+
+/** The file service of the unit of work running now (model code's uploads, the data loader's files). */
+export function currentFiles(env: Env = currentEnv()): FileService {
+  if (!env.files) throw new Error('This unit of work has no file storage: run it through a Platform (platform.run, a request)');
+  return env.files;
+}
