@@ -8,12 +8,12 @@ import { currentEnv, runInEnv, type Env } from './env.js';
 import type { Model } from './model.js';
 import type { ModelMeta } from './model-meta.js';
 import { RecordBatch } from './record-batch.js';
-import { writeRecords } from './write/write-records.js';
+import { writeEach } from './write/write-records.js';
 
 export async function flushAssignments(env: Env = currentEnv()): Promise<void> {
   if (!env.pendingWrites.size) return;
   await env.pendingWrites.flush(
-    (meta, ids, vals, at) => runInEnv(at, () => writeRecords(meta, ids, vals)),
+    (meta, entries, at) => runInEnv(at, () => writeEach(meta, entries)),
     (meta, records, at) => runInEnv(at, () => refresh(meta, records)),
   );
 }

@@ -5,6 +5,7 @@
 import type { Field } from './fields/field.js';
 import type { ModelClass, OwnedBy, UniqueWhen } from './model.js';
 import type { Registry } from './registry.js';
+import type { Wizard } from './wizards.js';
 
 export interface ModelMeta {
   readonly name: string;
@@ -23,6 +24,10 @@ export interface ModelMeta {
   readonly uniqueWhen: readonly UniqueWhen[];
   /** Methods callable through `/api/execute`. */
   readonly apiMethods: ReadonlySet<string>;
+  /** `_wizards`, bound: the dialog of an API method, by method. */
+  readonly wizards: ReadonlyMap<string, Wizard>;
+  /** `_ui_effects`: the effect method run on a form's draft when a field changes, by field. */
+  readonly uiEffects: ReadonlyMap<string, string>;
   /** Fields matched by `name_search` terms. */
   readonly nameSearchFields: readonly string[];
   /** `_owned_by`: the fields naming each record's owner, whose readability the record's follows. */

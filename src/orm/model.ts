@@ -36,6 +36,24 @@ export interface UniqueWhen {
   readonly message?: string;
 }
 
+/** One `_wizards` entry: the dialog asking for an API method's inputs (see `Model._wizards`). */
+export interface WizardDeclaration {
+  /** The dialog's title (and the name of the button opening it). */
+  readonly title: string;
+  /**
+   * The inputs, as field constructors (`fields.ManyToOne('Contact', {required: true})`): every type
+   * but OneToMany and File, without `calculate`, `setter` or `store` (a wizard has no record).
+   */
+  readonly fields: Readonly<Record<string, Field>>;
+  /** Layout, as `UiView.arch` nodes naming these fields; default one row per field. */
+  readonly arch?: readonly unknown[];
+  /**
+   * A static method `(context) => values` giving defaults from the call's context
+   * (`context.active_ids`: the selected records), over the fields' declared defaults.
+   */
+  readonly defaults?: string;
+}
+
 /** `Model._owned_by`: the fields naming a record's owner (see there). */
 export interface OwnedBy {
   /** A stored Char field holding the owner's model name. */
@@ -75,6 +93,21 @@ export class Model {
   static _rec_name?: string;
   /** Methods `/api/execute/<model>/<method>` may call; nothing else is callable remotely. */
   static _api_methods?: string[];
+  /**
+   * Dialogs asking for a method's inputs before it runs, by API method (CONTRACTS C1 "Wizards"):
+   * `{action_reassign: {title, fields: {assignee: fields.ManyToOne('Contact', {required: true})},
+   * arch?, defaults?}}`. `POST /api/action-meta/<model>/<method>` describes the dialog; executing
+   * the method validates `inputs` against these fields first (400 naming the field) and passes it
+   * the converted values. Each key must be listed in `_api_methods`.
+   */
+  static _wizards?: Record<string, WizardDeclaration>;
+  /**
+   * Form effects by field (CONTRACTS C1 "Form effects"): `{customer: 'effect_customer'}` runs
+   * `effect_customer()` on the draft record of a form when `customer` changes there
+   * (`POST /api/ui-effect/<model>`); the method assigns fields (`this.company = …`), which write
+   * nothing on a draft, and the fields computed from what it set follow.
+   */
+  static _ui_effects?: Record<string, string>;
   /** Fields `name_search` matches (defaults to the `_rec_name`). */
   static _name_search_fields?: string[];
   /**
@@ -134,15 +167,7 @@ export class Model {
    */
   static new<T extends Model>(this: abstract new (...a: any[]) => T, vals: Record<string, unknown> = {}): T {
     const meta = (this as unknown as ModelClass).meta();
-    const batch = new RecordBatch(meta);
-    const row: Record<string, unknown> = { id: null };
-    for (const f of meta.fields.values()) {
-      if (f.column) row[f.name] = null;
-      // A record not saved yet has no lines and no links.
-      else if (f instanceof OneToManyField || f instanceof ManyToManyField) batch.preload(f, new Map());
-    }
-    const record = new meta.cls(row, batch) as T;
-    batch.records.push(record);
+    const record = RecordBatch.newDrafts(meta, 1)[0] as T;
     for (const [name, value] of Object.entries(vals)) {
       if (!meta.fields.has(name)) throw new TypeError(`${meta.name} has no field '${name.slice(0, 60)}'`);
       (record as unknown as Record<string, unknown>)[name] = value;

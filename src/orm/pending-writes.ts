@@ -4,9 +4,10 @@
  * value — and queues the write; the queue is flushed before the next SQL statement of the unit of
  * work runs and before it commits (as Odoo flushes its cache), so queries always see what was
  * assigned and nothing assigned is lost. A flush writes through the ordinary write path
- * (`writeRecords`: rights, rules, `_check_change`, relations, setters, recomputes), as the
- * environment the assignment was made in (elevated or not), one call per model and set of values:
- * the same value assigned to 500 records is one UPDATE.
+ * (`writeEach`: rights, rules, `_check_change`, relations, setters, recomputes), as the
+ * environment the assignment was made in (elevated or not), one write per environment and model
+ * whatever the values: 500 records assigned 500 different prices are one UPDATE, like 500 records
+ * assigned the same one.
  */
 import type { Field } from './fields/field.js';
 import type { Env } from './env.js';
@@ -20,8 +21,14 @@ interface Assignment {
   readonly vals: Record<string, unknown>;
 }
 
-/** Writes the values of a model's records (the ORM's `writeRecords`), then reloads the records. */
-export type FlushWriter = (meta: ModelMeta, ids: readonly number[], vals: Record<string, unknown>, env: Env) => Promise<void>;
+/** One record and the values assigned to it. */
+export interface AssignedValues {
+  readonly id: number;
+  readonly vals: Record<string, unknown>;
+}
+
+/** Writes each record its values (the ORM's `writeEach`), then reloads the records. */
+export type FlushWriter = (meta: ModelMeta, entries: readonly AssignedValues[], env: Env) => Promise<void>;
 export type FlushReloader = (meta: ModelMeta, records: readonly Model[], env: Env) => Promise<void>;
 
 export class PendingWrites {
@@ -41,7 +48,9 @@ export class PendingWrites {
   }
 
   /**
-   * Writes everything queued: one `write` per environment, model and identical set of values.
+   * Writes everything queued: one write per environment and model, each record with its own
+   * values (equal values share one object, so that a write of one value stays the plain UPDATE).
+   * Two instances of one record (loaded twice) merge, the later assignment of a field winning.
    * The queue is emptied first, so what the write path runs (statements, setters assigning more
    * fields) queues afresh and is flushed by its own next statement.
    */
@@ -49,25 +58,27 @@ export class PendingWrites {
     while (this.assignments.size) {
       const taken = [...this.assignments.values()];
       this.assignments.clear();
-      const groups = new Map<string, { env: Env; meta: ModelMeta; vals: Record<string, unknown>; records: Model[] }>();
-      const envIds = new Map<Env, number>();
+      const groups = new Map<Env, Map<ModelMeta, { byId: Map<number, Record<string, unknown>>; records: Model[] }>>();
       for (const a of taken) {
-        if (!envIds.has(a.env)) envIds.set(a.env, envIds.size);
-        const key = `${envIds.get(a.env)}\u0000${a.meta.name}\u0000${stableJson(a.vals)}`;
-        const group = groups.get(key);
-        if (group) group.records.push(a.record);
-        else groups.set(key, { env: a.env, meta: a.meta, vals: a.vals, records: [a.record] });
+        const byModel = groups.get(a.env) ?? groups.set(a.env, new Map()).get(a.env)!;
+        const group = byModel.get(a.meta) ?? byModel.set(a.meta, { byId: new Map(), records: [] }).get(a.meta)!;
+        group.byId.set(a.record.id, { ...group.byId.get(a.record.id), ...a.vals });
+        group.records.push(a.record);
       }
-      for (const { env, meta, vals, records } of groups.values()) {
-        await write(meta, [...new Set(records.map((r) => r.id))], vals, env);
+      for (const [env, byModel] of groups) {
+        for (const [meta, { byId }] of byModel) {
+          const shared = new Map<string, Record<string, unknown>>();
+          const entries = [...byId].map(([id, vals]) => {
+            const key = stableJson(vals);
+            return { id, vals: shared.get(key) ?? shared.set(key, vals).get(key)! };
+          });
+          await write(meta, entries, env);
+        }
       }
       // What the writes recomputed (a total, a stored computed field) is what the records now read.
-      const byModel = new Map<ModelMeta, { env: Env; records: Model[] }>();
-      for (const { env, meta, records } of groups.values()) {
-        const entry = byModel.get(meta) ?? byModel.set(meta, { env, records: [] }).get(meta)!;
-        entry.records.push(...records);
+      for (const [env, byModel] of groups) {
+        for (const [meta, { records }] of byModel) await reload(meta, records, env);
       }
-      for (const [meta, { env, records }] of byModel) await reload(meta, records, env);
     }
   }
 }

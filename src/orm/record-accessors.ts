@@ -16,6 +16,7 @@ import type { Field } from './fields/field.js';
 import { ManyToManyField, ManyToOneField, OneToManyField, RelationalField } from './fields/relational-fields.js';
 import { Model } from './model.js';
 import type { ModelMeta } from './model-meta.js';
+import { isDraft } from './record-batch.js';
 import { asLoaded } from './write/precompute.js';
 
 export function defineRecordAccessors(meta: ModelMeta): void {
@@ -66,7 +67,7 @@ function assignField(meta: ModelMeta, field: Field, record: Model, value: unknow
   const column = field.column ? field.toColumn(given) : given;
   if (field.column) record._values[field.name] = asLoaded(field, column);
   if (field instanceof RelationalField) record._batch.assigned(field, record, value);
-  if (record._values.id === null || record._values.id === undefined) {
+  if (isDraft(record)) {
     // A draft: nothing to write. Its setter applies the value to the draft's other fields now.
     if (field.options.setter) callDraftSetter(meta, field, record, given);
     return;

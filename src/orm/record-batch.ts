@@ -13,14 +13,68 @@ import { EMPTY_STATE, planSelect } from './query/select-plan.js';
 import { inCondition } from './query/filter-ast.js';
 import { relationSource, selectLinkedRows, selectRows, type Row } from './query/select-rows.js';
 
+/**
+ * Whether `record` is a draft, whose field assignments change only the record itself: a new
+ * record (`Model.new`, id null) or a draft copy of a saved one (`RecordBatch.draftCopies`).
+ */
+export function isDraft(record: Model): boolean {
+  return record._values.id === null || record._values.id === undefined || record._batch.drafts;
+}
+
 export class RecordBatch {
   readonly records: Model[] = [];
+  /** Every record of the batch is a draft (see `isDraft`). */
+  drafts = false;
   private readonly loaded = new Map<string, Promise<Map<number, unknown>>>();
   private readonly memo = new Map<string, Promise<unknown>>();
-  /** To-many values assigned to draft records (`Model.new`), which have no rows to load them from. */
-  private readonly draftLists = new Map<Model, Map<string, Promise<Model[]>>>();
+  /**
+   * Relational values held by a record itself rather than loaded by id: to-many values assigned
+   * to drafts (which have no rows to load them from), and links to other drafts (`linkDraft`).
+   */
+  private readonly draftRelations = new Map<Model, Map<string, Promise<unknown>>>();
 
   constructor(readonly meta: ModelMeta) {}
+
+  /**
+   * `count` new draft records in one batch (what `Model.new` makes): every column null, no lines
+   * and no links; relations they are given later load for all of them at once.
+   */
+  static newDrafts(meta: ModelMeta, count: number): Model[] {
+    const batch = new RecordBatch(meta);
+    batch.drafts = true;
+    for (const f of meta.fields.values()) {
+      // A record not saved yet has no lines and no links.
+      if (f instanceof OneToManyField || f instanceof ManyToManyField) batch.preload(f, new Map());
+    }
+    for (let i = 0; i < count; i++) {
+      const row: Record<string, unknown> = { id: null };
+      for (const f of meta.fields.values()) if (f.column) row[f.name] = null;
+      batch.records.push(new meta.cls(row, batch));
+    }
+    return [...batch.records];
+  }
+
+  /**
+   * Draft copies of saved records, in one batch: they read as the records do — their id, columns,
+   * lines and links — and what is assigned on them changes only the copies (a form's draft of a
+   * saved record, `ui-effect`).
+   */
+  static draftCopies(meta: ModelMeta, records: readonly Model[]): Model[] {
+    const batch = new RecordBatch(meta);
+    batch.drafts = true;
+    for (const record of records) batch.records.push(new meta.cls({ ...record._values }, batch));
+    return [...batch.records];
+  }
+
+  /**
+   * Makes the relational `field` of `record` read `value` — another draft, or a list mixing drafts
+   * and records — instead of what its stored value loads: a draft line's order is the draft order
+   * of the same form, and that order's lines are the form's lines.
+   */
+  linkDraft(field: Field, record: Model, value: Model | null | readonly Model[]): void {
+    const relations = this.draftRelations.get(record) ?? this.draftRelations.set(record, new Map()).get(record)!;
+    relations.set(field.name, Promise.resolve(value));
+  }
 
   /** `compute()` once per `key` for every record of the batch (see `Model.for_batch`). */
   shared<T>(key: string, compute: () => Promise<T>): Promise<T> {
@@ -79,8 +133,8 @@ export class RecordBatch {
    */
   assigned(field: Field, record: Model, value: unknown): void {
     this.loaded.delete(field.name);
-    const isDraft = record._values.id === null || record._values.id === undefined;
-    if (!isDraft || !(field instanceof OneToManyField || field instanceof ManyToManyField)) return;
+    this.draftRelations.get(record)?.delete(field.name);
+    if (!isDraft(record) || !(field instanceof OneToManyField || field instanceof ManyToManyField)) return;
     const items = Array.isArray(value) ? value : [];
     const target = field.target;
     const list = (async () => {
@@ -94,14 +148,19 @@ export class RecordBatch {
       });
     })();
     list.catch(() => undefined); // surfaces when read
-    const lists = this.draftLists.get(record) ?? this.draftLists.set(record, new Map()).get(record)!;
-    lists.set(field.name, list);
+    const relations = this.draftRelations.get(record) ?? this.draftRelations.set(record, new Map()).get(record)!;
+    relations.set(field.name, list);
+  }
+
+  /** What `record` holds itself for a relational field (a draft's assigned lines, a linked draft), if anything. */
+  held(record: Model, fieldName: string): Promise<unknown> | undefined {
+    return this.draftRelations.get(record)?.get(fieldName);
   }
 
   /** The value of a relational field for `record`, loading it for the whole batch once. */
   async relation(field: Field, record: Model): Promise<unknown> {
-    const draftList = this.draftLists.get(record)?.get(field.name);
-    if (draftList) return draftList;
+    const held = this.draftRelations.get(record)?.get(field.name);
+    if (held) return held;
     let pending = this.loaded.get(field.name);
     if (!pending) {
       pending = this.loadRelation(field);

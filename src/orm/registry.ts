@@ -14,6 +14,7 @@ import type { ModelExtension } from './model-extension.js';
 import type { ModelMeta } from './model-meta.js';
 import { defineRecordAccessors } from './record-accessors.js';
 import { buildRecomputeTriggers, type RecomputeTrigger } from './recompute-triggers.js';
+import { bindWizards } from './wizards.js';
 
 /** The model code one module contributes. */
 export interface ModuleCode {
@@ -71,6 +72,8 @@ export class Registry {
     for (const meta of registry.models.values()) resolveRelations(registry, meta);
     for (const meta of registry.models.values()) {
       validateDeclarations(meta);
+      // Wizard inputs refer to models by name: bound once every model is composed.
+      Object.assign(meta, { wizards: bindWizards(registry, meta) });
       defineRecordAccessors(meta);
       registerConstraints(registry, meta);
     }
@@ -138,6 +141,8 @@ function composeModel(registry: Registry, name: string, entry: Entry, hasUser: b
     uniqueTogether: finalClass._unique_together ?? [],
     uniqueWhen: finalClass._unique_when ?? [],
     apiMethods: new Set(finalClass._api_methods ?? []),
+    wizards: new Map(),
+    uiEffects: new Map(Object.entries(finalClass._ui_effects ?? {})),
     nameSearchFields: [] as string[],
     ownedBy: finalClass._owned_by ?? null,
     module: entry.module,
@@ -291,6 +296,13 @@ function validateDeclarations(meta: ModelMeta): void {
   for (const method of meta.apiMethods) {
     if (method.startsWith('_') || (typeof (meta.cls.prototype as any)[method] !== 'function' && typeof (meta.cls as any)[method] !== 'function')) {
       throw new ModuleError(`${meta.name}._api_methods lists '${method}', which is not a public method`);
+    }
+  }
+  for (const [fname, method] of meta.uiEffects) {
+    const field = meta.fields.get(fname);
+    if (!field || field.options.internal) throw new ModuleError(`${meta.name}._ui_effects names '${fname}', which is not a field of ${meta.name}`);
+    if (typeof method !== 'string' || typeof (meta.cls.prototype as any)[method] !== 'function') {
+      throw new ModuleError(`${meta.name}._ui_effects.${fname}: '${String(method)}' is not a record method of ${meta.name}`);
     }
   }
 }

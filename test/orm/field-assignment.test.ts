@@ -201,6 +201,24 @@ describe('assigning a field on a saved record', () => {
     expect(flagged).toBe(40);
   });
 
+  it('different values on many records are one write too (each record its own value and recompute)', async () => {
+    const ids: number[] = [];
+    for (let i = 0; i < 40; i++) ids.push(await newItem({ name: `Priced ${i}`, quantity: 2 }));
+    const count = async (some: number[]) => (await t.countStatements(() => t.run(async () => {
+      const records = (await Items().browse(some)) as Item[];
+      records.forEach((r, i) => {
+        r.price = 100 + i;
+        if (i % 2) r.flagged = true; // some records are assigned a field the others are not
+      });
+    }))).count;
+    const one = await count(ids.slice(0, 1));
+    const many = await count(ids.slice(1));
+    expect(many).toBe(one);
+    const rows = await t.run(() => Items().query({ id__in: ids }).order_by('id ASC').read(['price', 'total', 'flagged']));
+    expect(rows[0]).toMatchObject({ price: 100, total: 200, flagged: false });
+    expect(rows.slice(1).map((r) => [r.price, r.total, r.flagged])).toEqual(ids.slice(1).map((_, i) => [100 + i, 2 * (100 + i), i % 2 === 1]));
+  });
+
   it('goes through the write path\'s checks: a record rule refusing the write refuses the assignment (403), nothing written', async () => {
     const open = await newItem({ name: 'Open item', price: 10 });
     const locked = await newItem({ name: 'Locked item', price: 10, locked: true });

@@ -13,7 +13,8 @@ export type FieldType =
 
 /**
  * A default is a value or a function of nothing, called once per created record in the creating
- * caller's environment; it may be async (a lookup such as the first stage).
+ * caller's environment; it may be async (a lookup such as the first stage), and then it is called
+ * once per create call, its answer shared by the records created together.
  */
 export type DefaultValue = unknown | (() => unknown);
 
@@ -45,6 +46,11 @@ export interface FieldOptions {
   visible_setting?: string;
   /** Never readable, filterable or writable through the API (password and key hashes). */
   internal?: boolean;
+  /**
+   * Whether a clone copies the value (`/api/clone`): `false` gives the copy the field's default
+   * instead; `true` copies an editable computed field, which is otherwise recomputed.
+   */
+  copy?: boolean;
 }
 
 export interface RegistryEntry {

@@ -5,14 +5,17 @@
  * writable computed fields, then the remaining computed fields and the records depending on them.
  */
 import { sql } from 'kysely';
-import { currentEnv } from '../env.js';
+import { currentEnv, withEnv } from '../env.js';
 import type { Field } from '../fields/field.js';
 import type { Model } from '../model.js';
 import type { ModelMeta } from '../model-meta.js';
 import { runGuarded } from '../execute-sql.js';
 import { RecordBatch } from '../record-batch.js';
 import { checkRequired, sortValues, type SortedValues } from './write-values.js';
-import { linkManyToMany, writeOneToMany } from './write-relations.js';
+import { linkManyToMany, writeLines, type LineWrite } from './write-relations.js';
+import type { OneToManyField } from '../fields/relational-fields.js';
+import { atItem, atItemAsync, soleItem, type ItemIndexes } from './item-errors.js';
+import { assertDistinctKeys, attributeFailure } from './item-keys.js';
 import { collectDependents, flushRecompute, newPending, triggeredFieldNames, type Protected } from './recompute.js';
 import { precompute, precomputableFields } from './precompute.js';
 import { selectList, type Row } from '../query/select-rows.js';
@@ -26,38 +29,58 @@ import { prepareFileCreate } from './file-values.js';
 export interface CreateOptions {
   /** The link to the parent a OneToMany write creates these records under (set by the write path, not the caller). */
   readonly parentLink?: Field;
+  /** Per record, the bulk item it comes from: refusals name it (`item-errors.ts`). */
+  readonly items?: ItemIndexes;
 }
 
 export async function createRecords(meta: ModelMeta, valsList: readonly Record<string, unknown>[], options: CreateOptions = {}): Promise<Model[]> {
   if (!valsList.length) return [];
+  const items = options.items;
+  const sortedList: SortedValues[] = [];
+  let ids: number[] = [];
+  try {
+    return await create(meta, valsList, options, sortedList, (created) => (ids = created));
+  } catch (err) {
+    throw attributeFailure(err, meta, ids, sortedList.map((s) => s.columns), items);
+  }
+}
+
+async function create(
+  meta: ModelMeta, valsList: readonly Record<string, unknown>[], options: CreateOptions,
+  sortedList: SortedValues[], onInserted: (ids: number[]) => void,
+): Promise<Model[]> {
   const env = currentEnv();
+  const items = options.items;
   assertRight(meta, 'create');
-  await meta.cls._check_change?.({ op: 'create', vals: valsList });
+  // The model's veto sees the whole batch: what it refuses names an item only when all come from one.
+  await atItemAsync(soleItem(items), () => meta.cls._check_change?.({ op: 'create', vals: valsList }));
   // File fields: uploads become attachments first (file-values.ts).
-  const files = await prepareFileCreate(meta, valsList);
+  const files = await prepareFileCreate(meta, valsList, items);
   if (files) valsList = files.valsList;
   const now = new Date().toISOString();
-  const sortedList: SortedValues[] = [];
   /** What each record's caller gave (before defaults): the links to check. */
   const given: Map<Field, unknown>[] = [];
-  for (const vals of valsList) {
-    const sorted = sortValues(meta, vals, 'create');
-    given.push(new Map(sorted.columns));
-    for (const f of meta.fields.values()) {
-      if (f.column && !f.isComputed && !sorted.columns.has(f) && f.options.default !== undefined) {
-        // A default function may be async (a lookup: the first stage, the company's currency).
-        sorted.columns.set(f, f.toColumn(await f.defaultValue()));
+  const defaults = new CallDefaults();
+  for (const [i, vals] of valsList.entries()) {
+    sortedList.push(await atItemAsync(items?.[i], async () => {
+      const sorted = sortValues(meta, vals, 'create');
+      given.push(new Map(sorted.columns));
+      for (const f of meta.fields.values()) {
+        if (f.column && !f.isComputed && !sorted.columns.has(f) && f.options.default !== undefined) {
+          sorted.columns.set(f, f.toColumn(await defaults.value(f)));
+        }
       }
-    }
-    checkRequired(meta, sorted.columns, 'create');
-    assertCompanyValues(meta, sorted);
-    const audit = (name: string, value: unknown) => sorted.columns.set(meta.fields.get(name)!, value);
-    if (!hasValue(sorted, meta, 'created_date')) audit('created_date', now);
-    audit('created_by', env.uid);
-    audit('updated_date', now);
-    audit('updated_by', env.uid);
-    sortedList.push(sorted);
+      checkRequired(meta, sorted.columns, 'create');
+      assertCompanyValues(meta, sorted);
+      const audit = (name: string, value: unknown) => sorted.columns.set(meta.fields.get(name)!, value);
+      if (!hasValue(sorted, meta, 'created_date')) audit('created_date', now);
+      audit('created_by', env.uid);
+      audit('updated_date', now);
+      audit('updated_by', env.uid);
+      return sorted;
+    }));
   }
+  if (items) assertDistinctKeys(meta, sortedList.map((s) => s.columns), items);
 
   // Links to records the caller may not read are refused by the INSERT's own RETURNING (no statement of its own).
   const links = linkCheck(meta, given, { except: options.parentLink, uploaded: files?.uploaded });
@@ -67,7 +90,7 @@ export async function createRecords(meta: ModelMeta, valsList: readonly Record<s
   const writtenRelations = new Set<Field>();
   for (const s of sortedList) for (const [f] of [...s.manyToMany, ...s.oneToMany]) writtenRelations.add(f);
   const precomputed = setterRuns ? [] : precomputableFields(meta, writtenRelations);
-  if (precomputed.length) await precompute(meta, sortedList, precomputed);
+  if (precomputed.length) await precompute(meta, sortedList, precomputed, items);
 
   const columns: Field[] = [];
   for (const s of sortedList) for (const f of s.columns.keys()) if (!columns.includes(f)) columns.push(f);
@@ -76,19 +99,19 @@ export async function createRecords(meta: ModelMeta, valsList: readonly Record<s
   const inserted = await runGuarded<Row>((guard) => sql`INSERT INTO ${sql.table(meta.table)}
     (${sql.join(columns.map((f) => sql.id(f.column!)))}) VALUES ${sql.join(rowsSql)}
     RETURNING ${returning}${guard ? sql`, ${guard}` : sql``}${links?.returning ?? sql``}`);
-  links?.verify(inserted, given);
+  // Rows come back in the order of VALUES: row i is record i.
+  if (links) inserted.forEach((row, i) => atItem(items?.[i], () => links.verify([row], [given[i]!])));
   const ids = inserted.map((r) => r.id as number);
+  onInserted(ids);
   await assertRecordsAllowed(meta, 'create', ids);
   if (files) await files.finish(ids);
 
-  await linkManyToMany(meta, ids, sortedList.map((s) => s.manyToMany), 'create');
-  for (let i = 0; i < ids.length; i++) {
-    for (const [field, lines] of sortedList[i]!.oneToMany) await writeOneToMany(field, ids[i]!, lines, 'create');
-  }
+  await linkManyToMany(meta, ids, sortedList.map((s) => s.manyToMany), 'create', items);
+  for (const [field, writes] of lineWrites(ids, sortedList, items)) await writeLines(field, writes, 'create');
   if (setterRuns) {
     const records = await RecordBatch.load(meta, ids);
     for (let i = 0; i < records.length; i++) {
-      for (const [field, value] of sortedList[i]!.setters) await (records[i] as any)[field.options.setter!](value);
+      for (const [field, value] of sortedList[i]!.setters) await atItemAsync(items?.[i], () => (records[i] as any)[field.options.setter!](value));
     }
   }
   // The computed fields left for after the INSERT, and whatever depends on the new records;
@@ -111,9 +134,40 @@ export async function createRecords(meta: ModelMeta, valsList: readonly Record<s
   const changed = await flushRecompute(pending, protect);
   await assertCompanyConsistency(meta, ids);
   // The inserted rows are the records as stored, unless something written since may have changed them.
+  // Reloaded as the platform, like the INSERT's RETURNING: a create returns every record it made,
+  // even one a read rule keeps from its creator (a bulk create answers one entry per item).
   const stale = setterRuns || writtenRelations.size > 0 || ids.some((id) => changed.get(meta)?.has(id));
-  return stale ? RecordBatch.load(meta, ids) : RecordBatch.fromRows(meta, inserted);
+  return stale ? withEnv({ su: true }, () => RecordBatch.load(meta, ids)) : RecordBatch.fromRows(meta, inserted);
 }
+/**
+ * The defaults of one create call. A default function runs per record, except an async one (a
+ * lookup: the first stage, the company's currency, the units of measure): its first answer is
+ * shared by every record of the call, so creating 1,000 orders looks the first stage up once.
+ */
+class CallDefaults {
+  private readonly shared = new Map<Field, Promise<unknown>>();
+
+  value(f: Field): unknown {
+    const known = this.shared.get(f);
+    if (known) return known;
+    const value = f.defaultValue();
+    if (value instanceof Promise) this.shared.set(f, value);
+    return value;
+  }
+}
+
+/** The OneToMany lines of every new record, by field: written together (write-relations.ts). */
+function lineWrites(ids: readonly number[], sortedList: readonly SortedValues[], items: ItemIndexes | undefined): Map<OneToManyField, LineWrite[]> {
+  const byField = new Map<OneToManyField, LineWrite[]>();
+  sortedList.forEach((s, i) => {
+    for (const [field, lines] of s.oneToMany) {
+      const writes = byField.get(field) ?? byField.set(field, []).get(field)!;
+      writes.push({ parentId: ids[i]!, lines, item: items?.[i] });
+    }
+  });
+  return byField;
+}
+
 function hasValue(sorted: SortedValues, meta: ModelMeta, name: string): boolean {
   const v = sorted.columns.get(meta.fields.get(name)!);
   return v !== undefined && v !== null;

@@ -15,6 +15,7 @@ import { FileField } from '../fields/relational-fields.js';
 import type { ModelMeta } from '../model-meta.js';
 import { createRecords } from './create-records.js';
 import { deleteRecords } from './delete-records.js';
+import { atItemAsync, type ItemIndexes } from './item-errors.js';
 
 const ATTACHMENT = 'Attachment';
 
@@ -48,19 +49,21 @@ async function storeUploads(meta: ModelMeta, vals: Record<string, unknown>, reco
 }
 
 /** Before a create: uploads become attachments; `finish` gives them their records once inserted. */
-export async function prepareFileCreate(meta: ModelMeta, valsList: readonly Record<string, unknown>[]) {
+export async function prepareFileCreate(meta: ModelMeta, valsList: readonly Record<string, unknown>[], items?: ItemIndexes) {
   if (!fileFields(meta).length || !valsList.some((v) => fileFields(meta).some((f) => isUpload(v[f.name])))) return null;
   const prepared: { vals: Record<string, unknown>; created: number[] }[] = [];
-  for (const vals of valsList) prepared.push(await storeUploads(meta, vals, null));
+  // An upload is stored per record (its bytes are its own); records without one cost nothing.
+  for (const [i, vals] of valsList.entries()) prepared.push(await atItemAsync(items?.[i], () => storeUploads(meta, vals, null)));
   return {
     valsList: prepared.map((p) => p.vals),
     /** The attachments made from the uploads (not ids a caller named). */
     uploaded: new Set(prepared.flatMap((p) => p.created)),
     async finish(ids: readonly number[]): Promise<void> {
-      for (let i = 0; i < ids.length; i++) {
-        const created = prepared[i]!.created;
-        if (created.length) await sql`UPDATE attachment SET record = ${ids[i]!} WHERE id = ANY(${created}::int[])`.execute(currentEnv().trx);
-      }
+      const pairs = ids.flatMap((id, i) => prepared[i]!.created.map((attachment) => [attachment, id] as const));
+      if (!pairs.length) return;
+      await sql`UPDATE attachment AS a SET record = v.record
+        FROM unnest(${pairs.map((p) => p[0])}::int[], ${pairs.map((p) => p[1])}::int[]) AS v(id, record)
+        WHERE a.id = v.id`.execute(currentEnv().trx);
     },
   };
 }

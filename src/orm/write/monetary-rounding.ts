@@ -14,7 +14,7 @@ import { runSql } from '../execute-sql.js';
 import { roundToStep } from '../round-to-step.js';
 
 /** The currency ManyToOne of a Monetary field, when its target carries a `rounding`. */
-function currencyOf(meta: ModelMeta, field: Field): ManyToOneField | null {
+export function currencyOf(meta: ModelMeta, field: Field): ManyToOneField | null {
   const name = (field.options as { currency_field?: string }).currency_field;
   if (field.type !== 'Monetary' || !name) return null;
   const link = meta.fields.get(name);
@@ -31,6 +31,14 @@ export function columnValue(meta: ModelMeta, field: Field, value: unknown, row: 
   if (!link) return value;
   const currency: RawBuilder<unknown> | null = row.has(link) ? sql`${row.get(link)}::int` : onUpdate ? sql.id(link.column!) : null;
   if (!currency) return value;
+  return roundedExpression(link, value, currency);
+}
+
+/**
+ * `value` (a parameter, or a column of the rows a statement writes) rounded to the currency whose
+ * id `currency` gives, in SQL; unchanged without a currency or rounding.
+ */
+export function roundedExpression(link: ManyToOneField, value: unknown, currency: RawBuilder<unknown>): RawBuilder<unknown> {
   return sql`COALESCE((SELECT round(${value}::numeric / c.rounding::numeric) * c.rounding::numeric
     FROM ${sql.table(link.target.table)} c WHERE c.id = ${currency} AND c.rounding > 0), ${value}::numeric)`;
 }

@@ -16,6 +16,7 @@ import type { Model } from '../model.js';
 import type { ModelMeta } from '../model-meta.js';
 import { RecordBatch } from '../record-batch.js';
 import type { SortedValues } from './write-values.js';
+import { atItemAsync, type ItemIndexes } from './item-errors.js';
 
 /**
  * The stored computed fields of `meta` that can be computed before the INSERT, in an order where
@@ -52,9 +53,9 @@ export function precomputableFields(meta: ModelMeta, writtenRelations: ReadonlyS
  * Runs the compute methods of `fields` on in-memory records built from the values about to be
  * inserted, and adds the results to those values.
  */
-export async function precompute(meta: ModelMeta, sortedList: SortedValues[], fields: readonly Field[]): Promise<void> {
+export async function precompute(meta: ModelMeta, sortedList: SortedValues[], fields: readonly Field[], items?: ItemIndexes): Promise<void> {
   // Computed as the platform, like every stored computed value (recompute.ts).
-  if (!currentEnv().su) return withEnv({ su: true }, () => precompute(meta, sortedList, fields));
+  if (!currentEnv().su) return withEnv({ su: true }, () => precompute(meta, sortedList, fields, items));
   const batch = new RecordBatch(meta);
   for (const f of meta.fields.values()) {
     // A record that does not exist yet has no lines and no links (the create writes none of these).
@@ -72,7 +73,8 @@ export async function precompute(meta: ModelMeta, sortedList: SortedValues[], fi
     const method = field.options.calculate!;
     // An editable computed field keeps the value the create gives it (`editable: true`).
     const given = (i: number) => field.isEditableComputed && sortedList[i]!.columns.has(field);
-    const values = await Promise.all(records.map((r, i) => (given(i) ? undefined : (r as any)[method]())));
+    // A compute refusing one record's values (a unit of another category) names that record's item.
+    const values = await Promise.all(records.map((r, i) => (given(i) ? undefined : atItemAsync(items?.[i], () => (r as any)[method]()))));
     records.forEach((rec, i) => {
       if (given(i)) return;
       const value = field.toColumn(values[i] ?? null);

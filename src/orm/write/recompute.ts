@@ -14,6 +14,7 @@ import { QuerySet } from '../queryset.js';
 import { inCondition } from '../query/filter-ast.js';
 import { RecordBatch } from '../record-batch.js';
 import { roundedToCurrency } from './monetary-rounding.js';
+import { markFailedRecord } from './item-errors.js';
 import type { Row } from '../query/select-rows.js';
 import { companyField } from '../../access/record-access.js';
 import { assertCompanyConsistency, companyLinks } from '../../access/company-consistency.js';
@@ -162,7 +163,15 @@ async function recomputeField(meta: ModelMeta, field: Field, ids: number[]): Pro
   const records = await RecordBatch.load(meta, ids);
   if (!records.length) return [];
   const method = field.options.calculate!;
-  const values = await roundedToCurrency(meta, field, records, await Promise.all(records.map((r) => (r as any)[method]())));
+  // A compute that throws names its record, so a bulk write can name the item behind it.
+  const computed = await Promise.all(records.map(async (r) => {
+    try {
+      return await (r as any)[method]();
+    } catch (err) {
+      throw markFailedRecord(err, meta, r.id);
+    }
+  }));
+  const values = await roundedToCurrency(meta, field, records, computed);
   const changedIds: number[] = [];
   const changedValues: unknown[] = [];
   records.forEach((rec, i) => {
