@@ -8,7 +8,21 @@ export class ProjectTask extends Model {
   static override _verbose_name = 'Task';
   static override _order_by = ['sequence ASC', 'deadline ASC', 'id ASC'];
   // Only methods listed here can be called remotely: POST /api/execute/ProjectTask/action_close.
-  static override _api_methods = ['action_close'];
+  static override _api_methods = ['action_close', 'action_reassign'];
+  // The dialog asking for action_reassign's inputs (POST /api/action-meta/ProjectTask/action_reassign).
+  static override _wizards = {
+    action_reassign: {
+      title: 'Reassign tasks',
+      fields: {
+        assignee: fields.ManyToOne('Contact', { label: 'Assign to', required: true }),
+        deadline: fields.Date({ label: 'New deadline', description: "Leave empty to keep each task's deadline" }),
+      },
+      arch: [{ row: [{ field: { name: 'assignee' } }, { field: { name: 'deadline' } }] }],
+      defaults: 'default_reassign',
+    },
+  };
+  // A sub-task belongs to its parent's project: choosing the parent in a form fills the project.
+  static override _ui_effects = { parent: 'effect_parent' };
   static override fields = {
     name: fields.Char({ required: true, max_length: 255 }),
     description: fields.Text(),
@@ -47,6 +61,7 @@ export class ProjectTask extends Model {
   declare readonly subtask_count: number;
   declare project: Promise<ProjectProject | null>;
   declare stage: Promise<ProjectStage | null>;
+  declare deadline: string | null;
   declare tags: Promise<ProjectTag[]>;
   declare parent: Promise<ProjectTask | null>;
   declare subtasks: Promise<ProjectTask[]>;
@@ -59,6 +74,40 @@ export class ProjectTask extends Model {
     // Awaiting `subtasks` loads them for every task of the batch in one query.
     const subtasks = await this.subtasks;
     return subtasks.length;
+  }
+
+  /**
+   * What the reassign dialog proposes for the selected tasks (`context.active_ids`): their
+   * assignee and deadline when they all share one, read as the caller.
+   */
+  static async default_reassign(context: { active_ids?: number[] }): Promise<Record<string, unknown>> {
+    const ids = context.active_ids ?? [];
+    if (!ids.length) return {};
+    const tasks = await ProjectTask.query({ id__in: ids }).with_archived().read(['assignee', 'deadline']);
+    const shared = (values: unknown[]) => (values.length && values.every((v) => v === values[0]) ? values[0] : undefined);
+    const assignee = shared(tasks.map((t) => (t.assignee as { id: number } | null)?.id ?? null));
+    const deadline = shared(tasks.map((t) => t.deadline ?? null));
+    return { ...(assignee ? { assignee } : {}), ...(deadline ? { deadline } : {}) };
+  }
+
+  /**
+   * The reassign wizard, once per selected task: gives it to `assignee` and, when `deadline` is
+   * given, moves its deadline (inputs checked and converted by the wizard's fields first). The
+   * dialog closes and the list behind reloads.
+   */
+  async action_reassign(inputs: { assignee: number; deadline: string | null }, _context: Record<string, unknown> = {}): Promise<{ close: true; reload: true }> {
+    // Assigned, not written one by one: the same values on every selected task are one UPDATE.
+    // (Object.assign goes through the field's setter like `=`, which the awaited type of a
+    // relational field would not let TypeScript accept.)
+    Object.assign(this, { assignee: inputs.assignee });
+    if (inputs.deadline) this.deadline = inputs.deadline;
+    return { close: true, reload: true };
+  }
+
+  /** Form effect of `parent`: a sub-task is filed in its parent's project. */
+  async effect_parent(): Promise<void> {
+    const parent = await this.parent;
+    if (parent) Object.assign(this, { project: (await parent.project)?.id ?? null });
   }
 
   /**

@@ -4,6 +4,8 @@ import type { ModelChange } from 'fieldforge';
 import type { SaleOrderLine } from './sale_order_line.js';
 import type { SaleTag } from './sale_tag.js';
 import type { Company } from '../../core/models/company.js';
+import type { Contact } from '../../contacts/models/contact.js';
+import type { User } from '../../core/models/user.js';
 import type { Currency, CurrencyRate } from '../../core/models/currency.js';
 
 const MULTI_CURRENCY = 'Q(enable_multi_currency=True)';
@@ -31,7 +33,18 @@ export class SaleOrder extends Model {
   static override _verbose_name = 'Sales Order';
   static override _order_by = ['date_order DESC', 'id DESC'];
   static override _unique_together = [['name']];
-  static override _api_methods = ['action_confirm', 'action_update_rate'];
+  static override _api_methods = ['action_confirm', 'action_update_rate', 'action_print', 'action_apply_discount'];
+  // The dialog of action_apply_discount (POST /api/action-meta/SaleOrder/action_apply_discount).
+  static override _wizards = {
+    action_apply_discount: {
+      title: 'Apply a discount',
+      fields: {
+        discount: fields.Float({ label: 'Discount (%)', required: true, precision: 2, default: 10 }),
+      },
+    },
+  };
+  // Choosing a customer of one of the caller's companies puts the order in that company (form effect).
+  static override _ui_effects = { customer: 'effect_customer' };
   static override fields = {
     // `S00042` from the id unless a reference is given: an editable computed field without
     // `depends` is computed once, right after the INSERT, and never again.
@@ -67,6 +80,8 @@ export class SaleOrder extends Model {
   declare date_order: string;
   declare readonly amount_total: number | null;
   declare currency_rate: number | null;
+  declare customer: Promise<Contact | null>;
+  declare user: Promise<User | null>;
   declare company: Promise<Company | null>;
   declare currency: Promise<Currency | null>;
   declare company_currency: Promise<Currency | null>;
@@ -118,6 +133,42 @@ export class SaleOrder extends Model {
     if (!confirmed) throw new UserError('Cannot confirm the order: no stage is marked as confirmed. Mark one in Sales > Configuration > Stages.');
     await this.write({ stage: confirmed.id });
     return { stage: confirmed.id };
+  }
+
+  /** The Print button: answers the quotation / order PDF (a report action; several orders → one ZIP). */
+  action_print(_inputs: Record<string, unknown> = {}, _context: Record<string, unknown> = {}): { type: 'report'; report: string } {
+    return { type: 'report', report: 'sales.report_sale_order' };
+  }
+
+  /**
+   * The discount wizard, once per selected order: lowers every line's unit price by `discount`
+   * percent (a typed price, as the line keeps it: a later product change prices it again);
+   * subtotals and the total follow. The dialog closes and the view reloads.
+   */
+  async action_apply_discount(inputs: { discount: number }, _context: Record<string, unknown> = {}): Promise<{ close: true; reload: true }> {
+    const { discount } = inputs;
+    if (!(discount > 0 && discount <= 100)) throw new UserError(`A discount is a percentage above 0 and at most 100 (got ${discount})`);
+    for (const line of await this.order_lines) {
+      line.price_unit = Number(((line.price_unit ?? 0) * (1 - discount / 100)).toFixed(6));
+    }
+    return { close: true, reload: true };
+  }
+
+  /**
+   * Form effect of `customer`: a customer kept to one company (`Contact.company`) can only buy
+   * from that company, so the order moves there — when the caller works for that company (a
+   * write would refuse any other) and the salesperson, if any, does too (an order of one company
+   * refers to records of that company only). The currency, rate and company totals follow as
+   * computed fields.
+   */
+  async effect_customer(): Promise<void> {
+    const customer = await this.customer;
+    const company = customer?._values.company as number | null | undefined;
+    const salesperson = (await this.user)?._values.company as number | null | undefined;
+    const follows = salesperson === undefined || salesperson === null || salesperson === company;
+    if (company && company !== this._values.company && follows && currentEnv().companyIds.includes(company)) {
+      Object.assign(this, { company }); // through the field's setter, as `=` (see the type of `company`)
+    }
   }
 
   /** Takes the rate of the order's date again (after rates were entered or corrected). */

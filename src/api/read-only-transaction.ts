@@ -1,0 +1,31 @@
+/**
+ * Work that must change nothing in the database whatever the model code it runs does: a form's
+ * effects (`ui-effect`) run effect methods and compute methods of modules, and a setter or a
+ * method that writes (`this.write(…)`, a queryset `update`) would otherwise write for real. The
+ * database itself is the guard: the work runs in a transaction declared `READ ONLY`, where
+ * PostgreSQL refuses every INSERT, UPDATE and DELETE — on the server and on PGlite alike — so a
+ * write fails the call instead of happening. Called inside a unit of work that already has a
+ * transaction, the work runs in a savepoint rolled back at the end instead (a transaction cannot
+ * become read-only for a while and writable again).
+ */
+import { sql } from 'kysely';
+import { currentEnv, withEnv } from '../orm/env.js';
+
+export async function readOnlyTransaction<T>(fn: () => Promise<T>): Promise<T> {
+  const env = currentEnv();
+  if (env.trx.isTransaction) {
+    await sql`SAVEPOINT ff_read_only`.execute(env.trx);
+    try {
+      return await fn();
+    } finally {
+      await sql`ROLLBACK TO SAVEPOINT ff_read_only`.execute(env.trx);
+      await sql`RELEASE SAVEPOINT ff_read_only`.execute(env.trx);
+    }
+  }
+  return env.trx.transaction().execute(async (trx) => {
+    // Sent directly, not through runSql: it reads no data, so the request guard rides on the
+    // work's first SELECT as usual instead of costing a statement of its own.
+    await sql`SET TRANSACTION READ ONLY`.execute(trx);
+    return withEnv({ trx }, fn);
+  });
+}
