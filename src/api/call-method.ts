@@ -7,12 +7,17 @@
  * A method may answer with an action instead of a plain result: `{type: 'report', report, ids?}`
  * (the caller answers the rendered document), and any object result may carry `close: true` /
  * `reload: true` (the dialog that triggered it closes, the view behind refetches).
+ *
+ * A method with a wizard (`_wizards`) takes the wizard's values as `inputs`: they are checked
+ * against its fields once, after the records are found and before the method runs (a 400 naming
+ * the field, nothing run), and the method receives them converted (`wizard-inputs.ts`).
  */
 import { BadRequest, NotFound } from '../errors.js';
 import { withCallerLanguage } from '../i18n/translations.js';
 import type { ModelMeta } from '../orm/model-meta.js';
 import { RecordBatch } from '../orm/record-batch.js';
 import { DEFAULT_BULK_MAX, resolveSelection, type ResolveOptions, type Selection } from './selection.js';
+import { wizardInputs } from './wizard-inputs.js';
 
 export interface MethodCall {
   /** Records to run on, as sent; with neither `ids` nor `selection` the method is model-level. */
@@ -45,13 +50,15 @@ export interface MethodOutcome {
 export async function callMethod(meta: ModelMeta, method: string, call: MethodCall, options: ResolveOptions = {}): Promise<MethodOutcome> {
   if (!meta.apiMethods.has(method)) throw new NotFound(`${meta.name} has no API method '${method.slice(0, 60)}'`);
   if (call.ids !== undefined && call.selection !== undefined) throw new BadRequest("Send 'ids' or 'selection', not both");
-  const inputs = call.inputs ?? {};
+  let inputs = call.inputs ?? {};
+  const wizard = meta.wizards.get(method);
   const context: Record<string, unknown> = { ...(call.context ?? {}), active_model: meta.name };
   const language = { lang: context.lang, acceptLanguage: call.acceptLanguage ?? null };
 
   if (call.ids === undefined && call.selection === undefined) {
     const fn = (meta.cls as unknown as Record<string, unknown>)[method];
     if (typeof fn !== 'function') throw new BadRequest(`${meta.name}.${method} is a record method: send 'ids' or a 'selection'`);
+    if (wizard) inputs = await wizardInputs(wizard, inputs);
     const result = (await withCallerLanguage(language, () => Promise.resolve(fn.call(meta.cls, inputs, context)))) ?? null;
     return outcome(`${meta.name}.${method} executed`, [result], false, []);
   }
@@ -66,6 +73,7 @@ export async function callMethod(meta: ModelMeta, method: string, call: MethodCa
     throw new NotFound(`${meta.name} ${ids.filter((id) => !found.has(id)).slice(0, 5).join(', ')} does not exist`);
   }
   context.active_ids = ids;
+  if (wizard) inputs = await wizardInputs(wizard, inputs);
   const results: unknown[] = [];
   for (const record of records) {
     results.push((await withCallerLanguage(language, () => Promise.resolve(fn.call(record, inputs, context)))) ?? null);

@@ -12,8 +12,11 @@ import { apiContextHook } from './request-context.js';
 import { echoRequestId, loggerOptions, type LogOptions } from './request-log.js';
 import { registerApiKeyRoutes } from './routes/api-keys.js';
 import { registerAuthRoutes } from './routes/auth.js';
+import { registerBulkRoutes } from './routes/bulk.js';
 import { registerFileRoutes } from './routes/files.js';
+import { registerFormRoutes } from './routes/forms.js';
 import { registerModelApi } from './routes/model-api.js';
+import { registerReportRoutes } from './routes/reports.js';
 
 /** Deepest nesting of arrays and objects accepted in a JSON request body. */
 export const MAX_JSON_DEPTH = 64;
@@ -74,10 +77,13 @@ export async function buildApp(platform: Platform, options: AppOptions = {}): Pr
   app.addHook('onRequest', async (req) => {
     if (req.url.startsWith('/api/') || req.routeOptions.config?.authenticated) await contextHook(req);
   });
-  registerModelApi(app, { bulkMax: options.bulkMax });
+  registerModelApi(app, { bulkMax: options.bulkMax, pdf: platform.pdf });
+  registerReportRoutes(app, platform.pdf, { bulkMax: options.bulkMax });
   registerAuthRoutes(app, platform, selector, { sessionHours: options.sessionHours ?? 8, altchaMaxNumber: options.altchaMaxNumber });
+  registerBulkRoutes(app, { bulkMax: options.bulkMax });
   registerApiKeyRoutes(app);
   registerFileRoutes(app, platform, selector);
+  registerFormRoutes(app);
   app.get('/health', async () => ({ status: 'ok' }));
   return app;
 }

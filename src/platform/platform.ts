@@ -16,6 +16,7 @@ import { buildRegistry, installModules, type InstallRequest, type InstallResult 
 import type { ModuleCatalog } from '../modules/module-catalog.js';
 import { transaction, type TransactionOptions } from '../orm/env.js';
 import type { Registry } from '../orm/registry.js';
+import { PdfEngine } from '../reports/pdf-engine.js';
 
 interface CachedRegistry {
   version: number;
@@ -25,6 +26,8 @@ interface CachedRegistry {
 export class Platform {
   private readonly registries = new Map<string, CachedRegistry>();
   #files: FileService | null;
+  /** Prints PDF reports: this platform's one headless Chromium, started on the first PDF (`reports/pdf-engine.ts`). */
+  readonly pdf = new PdfEngine();
 
   constructor(
     readonly engine: Engine,
@@ -87,6 +90,7 @@ export class Platform {
   }
 
   async close(): Promise<void> {
+    await this.pdf.close();
     await this.engine.close();
   }
 }

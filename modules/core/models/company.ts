@@ -11,6 +11,13 @@ export class Company extends Model {
     // Not `required`: companies made by code that predates currencies stay valid; a new database's
     // first company always gets one (`db create --currency`, default USD).
     currency: fields.ManyToOne('Currency', { on_delete: 'RESTRICT', description: 'Base currency; setting it activates the currency' }),
+    // The address and contact details printed on the company's documents (report letterheads).
+    street: fields.Char(),
+    zip: fields.Char({ max_length: 16 }),
+    city: fields.Char(),
+    country: fields.ManyToOne('Country', { on_delete: 'SET NULL' }),
+    email: fields.Char(),
+    phone: fields.Char({ max_length: 64 }),
     // The reverse of CurrencyRate.company, declared here to gate it: a company's rates are the
     // foreign-currency inputs spec §2.3 hides unless the Multi-Currency setting is on.
     currency_rates: fields.OneToMany('CurrencyRate', 'company', { visible_setting: 'Q(enable_multi_currency=True)' }),

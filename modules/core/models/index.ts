@@ -17,3 +17,4 @@ export * from './currency.js';
 export * from './attachment.js';
 export * from './country.js';
 export * from './language.js';
+export * from './report.js';

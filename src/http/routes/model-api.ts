@@ -5,12 +5,15 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { callMethod, type MethodOutcome } from '../../api/call-method.js';
+import { prepareReport, renderReport } from '../../api/generate-report.js';
 import { describeModel } from '../../api/describe-model.js';
 import { fetchRecord, MAX_LIMIT, nameSearch, queryRecords } from '../../api/record-reads.js';
 import { createRecord, deleteRecord, updateRecord } from '../../api/record-writes.js';
 import { DEFAULT_BULK_MAX, parseSelection } from '../../api/selection.js';
 import { currentEnv } from '../../orm/env.js';
 import type { ModelMeta } from '../../orm/model-meta.js';
+import { PdfEngine } from '../../reports/pdf-engine.js';
+import { sendDocument } from '../document-reply.js';
 import { IN_UNIT_OF_WORK, readOnlyWork, unitOfWork } from '../request-context.js';
 import { RequestBody, recordId } from './request-body.js';
 
@@ -19,6 +22,8 @@ type Params = { model: string; id?: string; method?: string };
 export interface ModelApiOptions {
   /** Most records a selection or bulk call may cover (`FF_BULK_MAX`). */
   bulkMax?: number;
+  /** Prints the PDF of a method's report action (the platform's; a private one, never started unless used, by default). */
+  pdf?: PdfEngine;
 }
 
 function modelOf(req: FastifyRequest): ModelMeta {
@@ -33,6 +38,7 @@ export function actionHeaders(reply: FastifyReply, outcome: Pick<MethodOutcome, 
 
 export function registerModelApi(app: FastifyInstance, options: ModelApiOptions = {}): void {
   const bulkMax = options.bulkMax ?? DEFAULT_BULK_MAX;
+  const pdf = options.pdf ?? new PdfEngine();
 
   app.post('/api/query/:model', IN_UNIT_OF_WORK, (req) => readOnlyWork(req, () => {
     const body = new RequestBody(req.body);
@@ -61,18 +67,29 @@ export function registerModelApi(app: FastifyInstance, options: ModelApiOptions 
     deleteRecord(modelOf(req), recordId((req.params as Params).id!))));
 
   app.post('/api/execute/:model/:method', IN_UNIT_OF_WORK, async (req, reply) => {
-    const outcome = await unitOfWork(req, () => {
+    const { outcome, report } = await unitOfWork(req, async () => {
       const body = new RequestBody(req.body);
       const requestBody = new RequestBody(body.object('request_body'));
-      return callMethod(modelOf(req), (req.params as Params).method!, {
+      const context = requestBody.object('context');
+      const acceptLanguage = req.headers['accept-language'] ?? null;
+      const outcome = await callMethod(modelOf(req), (req.params as Params).method!, {
         ids: body.ids('ids'),
         selection: body.has('selection') ? parseSelection(body.raw.selection) : undefined,
         inputs: requestBody.object('inputs'),
-        context: requestBody.object('context'),
-        acceptLanguage: req.headers['accept-language'] ?? null,
+        context,
+        acceptLanguage,
       }, { max: bulkMax });
+      // A report action answers its document, prepared in the method's transaction: it shows what
+      // the method wrote, and a report that cannot be made rolls the method back.
+      const report = outcome.report
+        ? await prepareReport({ report: outcome.report.report, ids: outcome.report.ids, lang: context?.lang, acceptLanguage }, pdf, { max: bulkMax })
+        : null;
+      return { outcome, report };
     });
+    // Printed after the commit (no transaction waits on the browser); the headers only once it is made.
+    const document = report ? await renderReport(report, pdf) : null;
     actionHeaders(reply, outcome);
+    if (document) return sendDocument(reply, document);
     return { message: outcome.message, result: outcome.result };
   });
 
