@@ -56,6 +56,10 @@ const ids = {
   /** The record the record routes act on; hidden from the rule principals. */
   target: 0,
   targetFile: 0,
+  /** The task bulk-delete removes in the control column; hidden from the rule principals too. */
+  bulkVictim: 0,
+  /** A visible task of another project: the parent the ui-effect column picks for the target. */
+  otherProject: 0, otherParent: 0,
   /** Readable by the rule principals: shows their list answers are not simply empty. */
   visible: 0,
   /** The key DELETE /api/api-keys/:id revokes; hidden from the rule principals. */
@@ -101,6 +105,8 @@ function listsVisibleNotHidden(body: Json) {
 }
 
 const NOT_FOUND = { status: 404, error: 'NotFound' } as const;
+/** The hidden target's deadline: what the reassign dialog proposes for it, to those who see it. */
+const TARGET_DEADLINE = '2031-03-14';
 
 const ENDPOINTS: Endpoint[] = [
   {
@@ -162,6 +168,89 @@ const ENDPOINTS: Endpoint[] = [
     withoutRight: NOT_FOUND,
     async control(res) {
       expect(res.json().url).toMatch(/^\/filestore\/view\/\d+\?db=/);
+    },
+  },
+  {
+    route: 'POST /api/bulk-create/:model', method: 'POST',
+    url: () => '/api/bulk-create/ProjectTask',
+    body: () => [{ name: 'Matrix visible bulk', project: ids.project }, { name: 'Matrix hidden bulk created', project: ids.project }],
+    // As POST /api/create: an item failing the create rule refuses the whole call, rolled back.
+    underRule: { status: 403, error: 'AccessError' },
+    async control(res) {
+      expect(res.json().map((r: { name: string }) => r.name)).toEqual(['Matrix visible bulk', 'Matrix hidden bulk created']);
+    },
+  },
+  {
+    route: 'PUT /api/bulk-update/:model', method: 'PUT',
+    url: () => '/api/bulk-update/ProjectTask',
+    body: () => [{ id: ids.visible, priority: '1' }, { id: ids.target, priority: '1' }],
+    // Explicit ids behave as on the record routes: one hidden id is a 404 for the whole call.
+    underRule: NOT_FOUND,
+    async control(res) {
+      expect(res.json()).toEqual({ updated: 2, ids: [ids.visible, ids.target] });
+      const rows = await t.run(() => ProjectTask.query({ id__in: [ids.visible, ids.target] }).read(['priority']));
+      expect(rows.map((r) => r.priority)).toEqual(['1', '1']);
+    },
+  },
+  {
+    route: 'DELETE /api/bulk-delete/:model', method: 'DELETE',
+    url: () => '/api/bulk-delete/ProjectTask',
+    body: () => [ids.bulkVictim],
+    underRule: NOT_FOUND,
+    async control(res) {
+      expect(res.json()).toEqual({ deleted: 1, ids: [ids.bulkVictim] });
+      expect(await t.run(() => ProjectTask.query({ id: ids.bulkVictim }).with_archived().count())).toBe(0);
+    },
+  },
+  {
+    route: 'POST /api/clone/:model', method: 'POST',
+    url: () => '/api/clone/ProjectTask',
+    body: () => ({ ids: [ids.target] }),
+    underRule: NOT_FOUND,
+    async control(res) {
+      const [copy] = res.json();
+      expect(copy.name).toMatch(/^Matrix hidden target.* \(copy\)$/);
+      expect(await t.run(() => ProjectTask.query({ id: copy.id }).count())).toBe(1);
+    },
+  },
+  {
+    route: 'POST /api/action-meta/:model/:method', method: 'POST',
+    url: () => '/api/action-meta/ProjectTask/action_reassign',
+    body: () => ({ context: { active_ids: [ids.target] } }),
+    // Not a record route: it describes a dialog (the read right on the model suffices); the
+    // defaults are read as the caller, so a hidden task lends its deadline to nobody.
+    underRule: {
+      status: 200,
+      check(body) {
+        expect(body).toMatchObject({ model: 'ProjectTask', method: 'action_reassign' });
+        expect(body.defaults.deadline).toBeUndefined();
+      },
+    },
+    async control(res) {
+      expect(res.json().defaults.deadline).toBe(TARGET_DEADLINE);
+    },
+  },
+  {
+    route: 'POST /api/ui-effect/:model', method: 'POST',
+    url: () => '/api/ui-effect/ProjectTask',
+    body: () => ({ id: ids.target, vals: { parent: ids.otherParent }, field_name: 'parent' }),
+    underRule: NOT_FOUND,
+    async control(res) {
+      // Nothing written (the "nothing was written" check above ran before the control column):
+      // the answer is what the form would change.
+      expect(res.json()).toMatchObject({ project: { id: ids.otherProject } });
+      const [task] = await t.run(() => ProjectTask.query({ id: ids.target }).read(['parent']));
+      expect(task!.parent).toBeNull();
+    },
+  },
+  {
+    route: 'POST /api/generate_report', method: 'POST',
+    url: () => '/api/generate_report',
+    body: () => ({ model: 'ProjectTask', report_id: 'project.report_project_task', instance_ids: [ids.target] }),
+    underRule: NOT_FOUND,
+    async control(res) {
+      expect(res.headers['content-type']).toBe('application/pdf');
+      expect(res.rawPayload.subarray(0, 5).toString('latin1')).toBe('%PDF-');
     },
   },
   {
@@ -334,7 +423,10 @@ beforeAll(async () => {
     const stages = await ProjectStage.query().order_by('sequence ASC', 'id ASC').read(['is_closed']);
     ids.openStage = stages.find((s) => s.is_closed !== true)!.id as number;
     ids.closedStage = stages.find((s) => s.is_closed === true)!.id as number;
-    ids.target = (await ProjectTask.create({ name: 'Matrix hidden target', project: ids.project, stage: ids.openStage })).id;
+    ids.target = (await ProjectTask.create({ name: 'Matrix hidden target', project: ids.project, stage: ids.openStage, deadline: TARGET_DEADLINE })).id;
+    ids.otherProject = (await ProjectProject.create({ name: 'Matrix other project' })).id;
+    ids.otherParent = (await ProjectTask.create({ name: 'Matrix visible parent', project: ids.otherProject, stage: ids.openStage })).id;
+    ids.bulkVictim = (await ProjectTask.create({ name: 'Matrix hidden bulk victim', project: ids.project, stage: ids.openStage })).id;
     ids.visible = (await ProjectTask.create({ name: 'Matrix visible task', project: ids.project, stage: ids.openStage })).id;
     ids.targetFile = await Attachment.create_from_file(Buffer.from('matrix file').toString('base64'), 'matrix.txt', 'ProjectTask', ids.target, 'description');
     ids.ruleGroup = (await Group.create({ name: 'Matrix restricted', identifier: 'matrix.group_restricted' })).id;
