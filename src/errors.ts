@@ -15,9 +15,23 @@ export class FieldForgeError extends Error {
   }
 }
 
-/** A business rule was violated by the data (unique, required, RESTRICT, a model check). */
+/**
+ * A business rule was violated by the data (unique, required, RESTRICT, a model check). When the
+ * refusal is about one field of one model (`{field: 'zip', model: 'Contact'}`), the error body
+ * names the field (`field`) for a request on that model, so a form shows the message at the input.
+ */
 export class ValidationError extends FieldForgeError {
   override readonly status = 400;
+  /** The refused field, when the refusal is about one field. */
+  readonly field?: string;
+  /** The model owning `field` (a nested line's model differs from the request's). */
+  readonly fieldModel?: string;
+
+  constructor(message: string, about: { field?: string; model?: string } = {}) {
+    super(message);
+    if (about.field) this.field = about.field;
+    if (about.model) this.fieldModel = about.model;
+  }
 }
 
 /** The operation cannot be done as asked (unit conversion across categories, …). */

@@ -20,7 +20,7 @@ import { accessCondition, activeAccess, assertRight, isRestricted } from './reco
 
 /** The refusal of a link to ids that do not exist for the caller (missing or hidden alike). */
 export function missingReference(field: Field, targetName: string, ids: readonly number[]): ValidationError {
-  return new ValidationError(`Field '${field.name}': ${targetName} ${ids.slice(0, 5).join(', ')} does not exist`);
+  return new ValidationError(`Field '${field.name}': ${targetName} ${ids.slice(0, 5).join(', ')} does not exist`, { field: field.name, model: field.model.name });
 }
 
 /** The model a link field points to (a File field: the attachment). */

@@ -23,7 +23,7 @@ export async function wizardInputs(wizard: Wizard, inputs: Readonly<Record<strin
   for (const [name, field] of wizard.fields) {
     const given = Object.hasOwn(inputs, name) ? inputs[name] : await field.defaultValue();
     const value = inputValue(field, given);
-    if (field.isRequired && isEmpty(value)) throw new ValidationError(`Field '${name}' of ${wizard.title} is required`);
+    if (field.isRequired && isEmpty(value)) throw new ValidationError(`Field '${name}' of ${wizard.title} is required`, { field: name });
     if (field instanceof ManyToOneField && typeof value === 'number') links.push({ field, target: field.target, ids: [value] });
     if (field instanceof ManyToManyField) links.push({ field, target: field.target, ids: value as number[] });
     values[name] = value;
@@ -47,7 +47,7 @@ function isEmpty(value: unknown): boolean {
 function idList(field: ManyToManyField, value: unknown): number[] {
   if (value === null || value === false) return [];
   const refuse = (got: unknown) => new ValidationError(
-    `Field '${field.name}' of ${field.model.name} takes a list of ${field.targetName} ids (integers from 1 to 2147483647); got ${showValue(got)}`);
+    `Field '${field.name}' of ${field.model.name} takes a list of ${field.targetName} ids (integers from 1 to 2147483647); got ${showValue(got)}`, { field: field.name });
   if (!Array.isArray(value)) throw refuse(value);
   return [...new Set(value.map((v) => {
     const id = typeof v === 'object' && v !== null && 'id' in v ? (v as { id: unknown }).id : v;

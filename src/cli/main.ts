@@ -8,6 +8,7 @@ import { bootPlatform } from '../platform/boot.js';
 import { cloneDatabase, createDatabase, dropDatabase } from '../platform/database-lifecycle.js';
 import { createServiceAccountKey } from '../auth/api-keys.js';
 import { serve } from './serve.js';
+import { clearMarks } from '../platform/pending-modules.js';
 import { sweep } from '../files/file-removal.js';
 
 const settings = readSettings();
@@ -36,7 +37,12 @@ const program = new Command('fieldforge')
   .action(async (opts: { db?: string; init?: string[]; update?: string[] }) => {
     if (!opts.init && !opts.update) return program.help();
     if (!opts.db) throw new FieldForgeError('--init/--update need -db NAME');
-    const result = await withPlatform((p) => p.install(opts.db!, { init: opts.init, update: opts.update }));
+    const result = await withPlatform(async (p) => {
+      const installed = await p.install(opts.db!, { init: opts.init, update: opts.update });
+      // What Settings > Modules had marked and this command did is no longer pending.
+      await clearMarks(p, opts.db!, installed);
+      return installed;
+    });
     for (const w of result.warnings) console.warn(`warning: ${w}`);
     console.log(`Database '${opts.db}': installed [${result.installed.join(', ')}], upgraded [${result.updated.join(', ')}]`);
   });

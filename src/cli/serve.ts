@@ -9,6 +9,7 @@ import { buildApp } from '../http/app.js';
 import { bootPlatform } from '../platform/boot.js';
 import { createDatabase } from '../platform/database-lifecycle.js';
 import { clearStaleInstallFlag } from '../db/platform-state.js';
+import { applyPendingModules } from '../platform/pending-modules.js';
 import { DatabaseNotFound, DatabaseUnavailable } from '../errors.js';
 
 export interface ServeOptions {
@@ -44,6 +45,14 @@ export async function serve(settings: Settings, options: ServeOptions): Promise<
   process.once('SIGTERM', close);
   await app.listen({ port: options.port, host: options.host });
   console.log(`FieldForge serving on http://${options.host}:${options.port} (${platform.engine.kind})`);
+  // One line per server, not per worker.
+  if (!cluster.isWorker || cluster.worker?.id === 1) console.log(`Open ${browserUrl(options.host, options.port)}/web in a browser to sign in.`);
+}
+
+/** The address a person types: a wildcard listen address is reached through the loopback one. */
+export function browserUrl(host: string, port: number): string {
+  const reachable = host === '0.0.0.0' || host === '' ? '127.0.0.1' : host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host;
+  return `http://${reachable}:${port}`;
 }
 
 async function ensureFirstDatabase(settings: Settings): Promise<void> {
@@ -54,6 +63,7 @@ async function ensureFirstDatabase(settings: Settings): Promise<void> {
       try {
         const db = await platform.database(name);
         if (await clearStaleInstallFlag(db.kysely)) console.warn(`Database '${name}': cleared the install flag of an installer that died`);
+        await applyMarkedModules(platform, name);
       } catch (err) {
         // A database another process drops, clones or is still creating right now must not keep
         // the server from serving the others; its own requests will say what became of it.
@@ -70,6 +80,20 @@ async function ensureFirstDatabase(settings: Settings): Promise<void> {
     console.log(`Admin login: ${created.adminEmail} / ${created.adminPassword}`);
   } finally {
     await platform.close();
+  }
+}
+
+/**
+ * Installs and upgrades what Settings > Modules marked (spec §2.7: the restart applies them). A
+ * failure is reported and leaves the marks; the other databases are served all the same.
+ */
+async function applyMarkedModules(platform: Awaited<ReturnType<typeof bootPlatform>>, name: string): Promise<void> {
+  try {
+    const result = await applyPendingModules(platform, name);
+    if (result) console.log(`Database '${name}': installed [${result.installed.join(', ')}], upgraded [${result.updated.join(', ')}] as marked in Settings > Modules`);
+  } catch (err) {
+    if (changingMeanwhile(err)) throw err;
+    console.error(`Database '${name}': the modules marked in Settings > Modules could not be applied, they stay marked: ${(err as Error).message}`);
   }
 }
 

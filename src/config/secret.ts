@@ -5,23 +5,29 @@
  * leaked from one purpose forges nothing in another.
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 export async function resolveSecret(secret: string | undefined, dataDir: string): Promise<string> {
   if (secret) return secret;
   const file = join(dataDir, 'secret');
   await mkdir(dataDir, { recursive: true });
+  // Written whole under a name of its own, then linked into place: `link` fails if the file exists,
+  // so of several processes starting together one wins and the others read a complete secret
+  // (a file created with `wx` and written afterwards could be read empty in between).
+  const fresh = randomBytes(32).toString('base64url');
+  const draft = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  await writeFile(draft, fresh, { flag: 'wx', mode: 0o600 });
   try {
-    // `wx`: of two workers starting together, one writes and the other reads what it wrote.
-    const fresh = randomBytes(32).toString('base64url');
-    await writeFile(file, fresh, { flag: 'wx', mode: 0o600 });
+    await link(draft, file);
     return fresh;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     const stored = (await readFile(file, 'utf8')).trim();
     if (!stored) throw new Error(`${file} is empty: delete it or set FF_SECRET`);
     return stored;
+  } finally {
+    await unlink(draft).catch(() => {});
   }
 }
 

@@ -29,6 +29,8 @@ export interface ConstraintDescriptions {
   constraint(name: string): { model: string; fields: readonly string[]; message?: string; target?: string } | undefined;
   /** The verbose name of the model stored in `table`. */
   model(table: string): string | undefined;
+  /** The name of the model stored in `table` (`ProjectTag`), for the error body's `field` owner. */
+  modelName?(table: string): string | undefined;
   /** The field stored in `column` of `table`. */
   field(table: string, column: string): string | undefined;
 }
@@ -166,7 +168,10 @@ function integrityViolation(report: PostgresErrorReport, names?: ConstraintDescr
       if (fields.length > 1) {
         return new ValidationError(`${model}: the combination of ${quoted(fields)} must be unique; another record already has these values`);
       }
-      if (fields.length === 1) return new ValidationError(`${model}: ${quoted(fields)} must be unique; another record already has this value`);
+      if (fields.length === 1) {
+        const owner = report.table ? names?.modelName?.(report.table) : undefined;
+        return new ValidationError(`${model}: ${quoted(fields)} must be unique; another record already has this value`, owner ? { field: fields[0]!, model: owner } : {});
+      }
       return new ValidationError(`${model}: a record with the same unique values already exists${constraint ? ` (constraint${constraint})` : ''}`);
     }
     case '23503':

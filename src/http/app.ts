@@ -10,13 +10,20 @@ import { DatabaseSelector } from './database-selection.js';
 import { installErrorHandler } from './error-handler.js';
 import { apiContextHook } from './request-context.js';
 import { echoRequestId, loggerOptions, type LogOptions } from './request-log.js';
+import { registerApiDocsRoutes } from './routes/api-docs.js';
+import { registerAccountRoutes } from './routes/account.js';
 import { registerApiKeyRoutes } from './routes/api-keys.js';
 import { registerAuthRoutes } from './routes/auth.js';
 import { registerBulkRoutes } from './routes/bulk.js';
 import { registerFileRoutes } from './routes/files.js';
 import { registerFormRoutes } from './routes/forms.js';
+import { registerMenuRoutes } from './routes/menus.js';
 import { registerModelApi } from './routes/model-api.js';
+import { registerModuleRoutes } from './routes/modules.js';
 import { registerReportRoutes } from './routes/reports.js';
+import { registerSessionUserRoutes } from './routes/session-user.js';
+import { registerWebAssetRoutes } from './routes/web-assets.js';
+import { registerWebPageRoutes } from './routes/web-pages.js';
 
 /** Deepest nesting of arrays and objects accepted in a JSON request body. */
 export const MAX_JSON_DEPTH = 64;
@@ -82,8 +89,15 @@ export async function buildApp(platform: Platform, options: AppOptions = {}): Pr
   registerAuthRoutes(app, platform, selector, { sessionHours: options.sessionHours ?? 8, altchaMaxNumber: options.altchaMaxNumber });
   registerBulkRoutes(app, { bulkMax: options.bulkMax });
   registerApiKeyRoutes(app);
+  registerAccountRoutes(app);
+  registerModuleRoutes(app, platform.catalog);
+  registerApiDocsRoutes(app, platform, selector, { bulkMax: options.bulkMax });
   registerFileRoutes(app, platform, selector);
   registerFormRoutes(app);
+  registerWebAssetRoutes(app);
+  registerWebPageRoutes(app, selector);
+  registerSessionUserRoutes(app);
+  registerMenuRoutes(app);
   app.get('/health', async () => ({ status: 'ok' }));
   return app;
 }

@@ -1,9 +1,17 @@
 /**
- * Which database a request is for (ARCHITECTURE §2): the `X-DB-NAME` header; else the host's
- * first label when it names a database; else the only database, when there is exactly one.
- * Never the body. A malformed name is a 400, an unknown one a 404 (`DatabaseNotFound`).
+ * Which database a request is for (ARCHITECTURE §2, CONTRACTS C2), first match wins:
+ *
+ * 1. the `X-DB-NAME` header (programs; a malformed name is a 400, an unknown one a 404),
+ * 2. the host's first label when it names a database,
+ * 3. on the web pages only, the `?db=` query (the sign-in page's choice, then remembered),
+ * 4. the `ff_db` cookie the web pages set from that choice (a browser's later requests),
+ * 5. the only database, when there is exactly one.
+ *
+ * Never the body. A choice of 3 or 4 naming no existing database does not count (a database
+ * dropped since the cookie was set): the request falls through to 5, or to the refusal.
  */
-import type { FastifyRequest } from 'fastify';
+import type {} from '@fastify/cookie'; // its declarations add `cookies` to Fastify's request type
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { BadRequest, DatabaseNotFound } from '../errors.js';
 import { assertValidDatabaseName, isValidDatabaseName } from '../db/database-name.js';
 import type { Engine } from '../db/engine.js';
@@ -11,35 +19,86 @@ import { noteSelectedDatabase } from './request-log.js';
 
 const LIST_TTL_MS = 5_000;
 
+/** The browser's remembered choice of database (set by `/web/login?db=NAME`). */
+export const DATABASE_COOKIE = 'ff_db';
+const DATABASE_COOKIE_DAYS = 365;
+
+/** Where the choice came from; `query` and `cookie` are a browser's. */
+export type DatabaseSource = 'header' | 'host' | 'query' | 'cookie' | 'only';
+
+export type DatabaseChoice =
+  | { name: string; source: DatabaseSource }
+  /** Nothing chose one: `names` are the databases to choose from (none, or several). */
+  | { name: null; names: string[]; refused: string | null };
+
+export interface SelectOptions {
+  /** Honour `?db=` (the web pages only: an API URL never names its database). */
+  query?: boolean;
+}
+
 export class DatabaseSelector {
   private cached: { at: number; names: Promise<string[]> } | null = null;
 
   constructor(private readonly engine: Engine) {}
 
-  private list(): Promise<string[]> {
+  /** The databases there are (remembered for a few seconds). */
+  list(): Promise<string[]> {
     if (!this.cached || Date.now() - this.cached.at > LIST_TTL_MS) {
       this.cached = { at: Date.now(), names: this.engine.list() };
     }
     return this.cached.names;
   }
 
-  async select(req: FastifyRequest): Promise<string> {
-    const name = await this.choose(req);
-    noteSelectedDatabase(req, name); // for the request's log lines, before anything can fail
-    return name;
+  async select(req: FastifyRequest, options: SelectOptions = {}): Promise<string> {
+    const choice = await this.choose(req, options);
+    if (choice.name === null) {
+      if (!choice.names.length) throw new DatabaseNotFound('No database exists yet');
+      throw new BadRequest('Several databases exist: choose one with the X-DB-NAME header');
+    }
+    noteSelectedDatabase(req, choice.name); // for the request's log lines, before anything can fail
+    return choice.name;
   }
 
-  private async choose(req: FastifyRequest): Promise<string> {
+  /**
+   * The database and where the choice came from, or the databases to choose from when nothing
+   * chose one. A bad header still throws; a `?db=` naming no database is `refused` (for the page to say so).
+   */
+  async choose(req: FastifyRequest, options: SelectOptions = {}): Promise<DatabaseChoice> {
     const header = req.headers['x-db-name'];
     if (header !== undefined) {
       if (Array.isArray(header)) throw new BadRequest('Send one X-DB-NAME header');
-      return assertValidDatabaseName(header);
+      return { name: assertValidDatabaseName(header), source: 'header' };
     }
     const label = (req.hostname ?? '').split('.')[0]?.toLowerCase() ?? '';
     const names = await this.list();
-    if (isValidDatabaseName(label) && names.includes(label)) return label;
-    if (names.length === 1) return names[0]!;
-    if (!names.length) throw new DatabaseNotFound('No database exists yet');
-    throw new BadRequest('Several databases exist: choose one with the X-DB-NAME header');
+    if (isValidDatabaseName(label) && names.includes(label)) return { name: label, source: 'host' };
+    let refused: string | null = null;
+    let forget = false;
+    if (options.query) {
+      const asked = (req.query as Record<string, unknown> | undefined)?.db;
+      if (typeof asked === 'string' && asked !== '') {
+        if (isValidDatabaseName(asked) && names.includes(asked)) return { name: asked, source: 'query' };
+        refused = asked;
+      }
+      // `?db=` left empty asks to choose again: the remembered choice does not count.
+      forget = asked === '';
+    }
+    const remembered = forget ? undefined : req.cookies?.[DATABASE_COOKIE];
+    if (remembered && isValidDatabaseName(remembered) && names.includes(remembered)) return { name: remembered, source: 'cookie' };
+    if (names.length === 1) return { name: names[0]!, source: 'only' };
+    return { name: null, names: [...names].sort(), refused };
   }
+}
+
+/** Forgets the browser's remembered database (`?db=` left empty: choose again). */
+export function forgetDatabase(req: FastifyRequest, reply: FastifyReply): void {
+  if (req.cookies?.[DATABASE_COOKIE] !== undefined) void reply.clearCookie(DATABASE_COOKIE, { path: '/' });
+}
+
+/** Remembers a database chosen on a web page (`?db=`) for the browser's later requests. */
+export function rememberDatabase(req: FastifyRequest, reply: FastifyReply, name: string): void {
+  if (req.cookies?.[DATABASE_COOKIE] === name) return;
+  void reply.setCookie(DATABASE_COOKIE, name, {
+    httpOnly: true, sameSite: 'lax', secure: req.protocol === 'https', path: '/', maxAge: DATABASE_COOKIE_DAYS * 86_400,
+  });
 }

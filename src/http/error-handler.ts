@@ -6,12 +6,22 @@
  */
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { translateDatabaseError } from '../db/database-errors.js';
-import { FieldForgeError, NotFound } from '../errors.js';
+import { FieldForgeError, NotFound, ValidationError } from '../errors.js';
 import { logFailure } from './request-log.js';
 
 const FASTIFY_ERROR_NAMES: Record<number, string> = {
   400: 'BadRequest', 404: 'NotFound', 405: 'MethodNotAllowed', 413: 'PayloadTooLarge', 415: 'UnsupportedMediaType',
 };
+
+/**
+ * The field a refusal names, for the body's `field`: only when it is a field of the model the
+ * request is about (a line's `product` refused inside an order's create is not the order's field).
+ */
+function refusedField(err: FieldForgeError, routeModel: unknown): string | undefined {
+  if (!(err instanceof ValidationError) || !err.field) return undefined;
+  if (err.fieldModel && typeof routeModel === 'string' && err.fieldModel !== routeModel) return undefined;
+  return err.field;
+}
 
 export function installErrorHandler(app: FastifyInstance, dev: boolean): void {
   app.setErrorHandler((thrown: FastifyError, req, reply) => {
@@ -23,6 +33,8 @@ export function installErrorHandler(app: FastifyInstance, dev: boolean): void {
       status = err.status;
       reply.headers(err.headers);
       body = { detail: err.message, error: err.name };
+      const field = refusedField(err, (req.params as { model?: unknown } | undefined)?.model);
+      if (field) body.field = field;
     } else if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
       status = err.statusCode;
       const detail = status === 413 ? 'The request body is larger than the configured limit (FF_BODY_LIMIT)' : err.message;

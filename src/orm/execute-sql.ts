@@ -87,6 +87,7 @@ function constraintDescriptions(registry: Registry): ConstraintDescriptions {
       };
     },
     model: (table) => modelOfTable(table)?.verboseName,
+    modelName: (table) => modelOfTable(table)?.name,
     field: (table, column) => [...(modelOfTable(table)?.fields.values() ?? [])].find((f) => f.column === column)?.name,
   };
 }

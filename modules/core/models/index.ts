@@ -18,3 +18,4 @@ export * from './attachment.js';
 export * from './country.js';
 export * from './language.js';
 export * from './report.js';
+export * from './api_docs_share.js';

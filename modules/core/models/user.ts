@@ -1,6 +1,7 @@
 import { Model, QuerySet, UserError, ValidationError, checkPasswordRule, currentEnv, fields, hashPassword, withEnv } from 'fieldforge';
 import type { ModelChange } from 'fieldforge';
 import { SOURCE_LANGUAGE, activeLanguages } from '../../../src/i18n/translations.js';
+import { assertRight } from '../../../src/access/record-access.js';
 
 /**
  * A person who signs in, or the identity behind a service account (no e-mail, no password).
@@ -18,7 +19,13 @@ export class User extends Model {
   static override _name_search_fields = ['name', 'email'];
   // A user may choose their own language without the right to write User records (Odoo's
   // self-writeable preferences): POST /api/execute/User/set_my_language {inputs: {lang}}.
-  static override _api_methods = ['set_my_language'];
+  // An administrator turns off the second factor of someone who lost their authenticator and
+  // backup codes (the form's "Reset second factor" button, a wizard with no inputs: its dialog
+  // is the confirmation). The person enrols again from their profile.
+  static override _api_methods = ['set_my_language', 'action_reset_second_factor'];
+  static override _wizards = {
+    action_reset_second_factor: { title: 'Reset second factor', fields: {} },
+  };
   static override fields = {
     name: fields.Char({ required: true }),
     email: fields.Char({ max_length: 255, index: true }),
@@ -30,7 +37,7 @@ export class User extends Model {
     password_hash: fields.Char({ max_length: 255, internal: true }),
     // Write-only: setting it checks the password rule and stores an Argon2id hash; reads give null.
     password: fields.Char({ calculate: 'calc_password', setter: 'set_password', description: 'Write-only' }),
-    totp_enabled: fields.Boolean({ default: false, readonly: true }),
+    totp_enabled: fields.Boolean({ default: false, readonly: true, label: 'Second factor' }),
     totp_secret: fields.Char({ max_length: 255, internal: true, description: 'Sealed (AES-GCM) shared secret' }),
     totp_last_step: fields.Integer({ internal: true }),
     backup_code_hashes: fields.Json({ internal: true }),
@@ -71,6 +78,19 @@ export class User extends Model {
     await this._check_change({ op: 'write', ids: [uid], vals: { lang } });
     await withEnv({ su: true }, () => new QuerySet(this.meta()).filter({ id: uid }).update({ lang }));
     return { lang };
+  }
+
+  /**
+   * Turns the user's second factor off (secret and backup codes erased): the next sign-in asks
+   * for the password alone. Needs the write right on User
+   * (administrators'); the fields themselves are the platform's, written elevated.
+   */
+  async action_reset_second_factor(): Promise<{ totp_enabled: false; reload: true; close: true }> {
+    const { registry } = currentEnv();
+    assertRight(registry.meta('User'), 'write');
+    await withEnv({ su: true }, () => new QuerySet(registry.meta('User')).with_archived().filter({ id: this.id })
+      .update({ totp_enabled: false, totp_secret: null, totp_last_step: null, backup_code_hashes: null }));
+    return { totp_enabled: false, reload: true, close: true };
   }
 
   calc_password(): null {

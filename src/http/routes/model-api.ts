@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { callMethod, type MethodOutcome } from '../../api/call-method.js';
 import { prepareReport, renderReport } from '../../api/generate-report.js';
 import { describeModel } from '../../api/describe-model.js';
+import { describeModelInfo } from '../../api/model-info.js';
 import { fetchRecord, MAX_LIMIT, nameSearch, queryRecords } from '../../api/record-reads.js';
 import { createRecord, deleteRecord, updateRecord } from '../../api/record-writes.js';
 import { DEFAULT_BULK_MAX, parseSelection } from '../../api/selection.js';
@@ -100,4 +101,7 @@ export function registerModelApi(app: FastifyInstance, options: ModelApiOptions 
 
   app.get('/api/get_registry/:model', IN_UNIT_OF_WORK, (req) => readOnlyWork(req, () =>
     describeModel(modelOf(req), { acceptLanguage: req.headers['accept-language'] ?? null })));
+
+  app.get('/api/model-info/:model', IN_UNIT_OF_WORK, (req) => readOnlyWork(req, () =>
+    describeModelInfo(modelOf(req), { acceptLanguage: req.headers['accept-language'] ?? null })));
 }

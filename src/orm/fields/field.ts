@@ -179,7 +179,7 @@ export abstract class Field<O extends FieldOptions = FieldOptions> {
   }
 
   protected invalid(value: unknown, expected: string): ValidationError {
-    return new ValidationError(`Invalid value ${showValue(value)} for field '${this.name}' of ${this.model.name}: expected ${expected}`);
+    return new ValidationError(`Invalid value ${showValue(value)} for field '${this.name}' of ${this.model.name}: expected ${expected}`, { field: this.name, model: this.model.name });
   }
 }
 

@@ -69,7 +69,7 @@ export function sortValues(meta: ModelMeta, vals: Record<string, unknown>, mode:
     if (f instanceof ManyToManyField) {
       sorted.manyToMany.push([f, idList(f, value)]);
     } else if (f instanceof OneToManyField) {
-      if (!Array.isArray(value)) throw new ValidationError(`Field '${key}' of ${meta.name} takes a list of lines or ids`);
+      if (!Array.isArray(value)) throw new ValidationError(`Field '${key}' of ${meta.name} takes a list of lines or ids`, { field: key, model: meta.name });
       sorted.oneToMany.push([f, value]);
     } else if (f.column) {
       sorted.columns.set(f, f.toColumn(value));
@@ -80,16 +80,16 @@ export function sortValues(meta: ModelMeta, vals: Record<string, unknown>, mode:
 
 /** The refusal of a OneToMany line id that is not a record id. */
 export function lineIdError(f: OneToManyField, value: unknown): ValidationError {
-  return new ValidationError(`Field '${f.name}' of ${f.model.name} takes ${f.targetName} lines: objects (with the id of an existing line to change it) or ids (integers from 1 to 2147483647); got ${showValue(value)}`);
+  return new ValidationError(`Field '${f.name}' of ${f.model.name} takes ${f.targetName} lines: objects (with the id of an existing line to change it) or ids (integers from 1 to 2147483647); got ${showValue(value)}`, { field: f.name, model: f.model.name });
 }
 
 function idList(f: ManyToManyField, value: unknown): number[] {
   if (value === null || value === false) return [];
-  if (!Array.isArray(value)) throw new ValidationError(`Field '${f.name}' of ${f.model.name} takes a list of ids`);
+  if (!Array.isArray(value)) throw new ValidationError(`Field '${f.name}' of ${f.model.name} takes a list of ids`, { field: f.name, model: f.model.name });
   return [...new Set(value.map((v) => {
     const id = typeof v === 'object' && v !== null && 'id' in v ? (v as { id: unknown }).id : v;
     if (!isRecordId(id)) {
-      throw new ValidationError(`Field '${f.name}' of ${f.model.name} takes a list of ${f.targetName} ids (integers from 1 to 2147483647); got ${showValue(v)}`);
+      throw new ValidationError(`Field '${f.name}' of ${f.model.name} takes a list of ${f.targetName} ids (integers from 1 to 2147483647); got ${showValue(v)}`, { field: f.name, model: f.model.name });
     }
     return id;
   }))];
@@ -103,7 +103,7 @@ export function checkRequired(meta: ModelMeta, columns: Map<Field, unknown>, mod
     if (mode === 'update' && !present) continue;
     const v = columns.get(f);
     if (v === null || v === undefined || v === '') {
-      throw new ValidationError(`Field '${f.name}' of ${meta.verboseName} is required`);
+      throw new ValidationError(`Field '${f.name}' of ${meta.verboseName} is required`, { field: f.name, model: meta.name });
     }
   }
 }

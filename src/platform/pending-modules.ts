@@ -1,0 +1,69 @@
+/**
+ * Applying the module marks of Settings > Modules (`api/module-catalogue.ts`): at start,
+ * `fieldforge serve` installs the modules marked `install` and upgrades those marked `upgrade`,
+ * database by database, in one install each (`Platform.install`), then clears the marks it
+ * applied. A failed install leaves its marks, so the next start tries again and the screen still
+ * shows them. The command line's `--init` / `--update` clear the marks they satisfy too.
+ */
+import { sql } from 'kysely';
+import type { InstallResult } from '../modules/installer.js';
+import { QuerySet } from '../orm/queryset.js';
+import { currentEnv } from '../orm/env.js';
+import type { Platform } from './platform.js';
+
+export interface PendingMarks {
+  install: string[];
+  upgrade: string[];
+}
+
+/** The marks recorded in `dbName` (none in a database whose core predates them). */
+export async function pendingMarks(platform: Platform, dbName: string): Promise<PendingMarks> {
+  if (!(await hasPendingColumn(platform, dbName))) return { install: [], upgrade: [] };
+  const db = await platform.database(dbName);
+  const { rows } = await sql<{ identifier: string; state: string; pending: string }>`
+    SELECT identifier, state, pending FROM module WHERE pending IS NOT NULL ORDER BY identifier`.execute(db.kysely);
+  return {
+    install: rows.filter((r) => r.pending === 'install' && r.state !== 'installed').map((r) => r.identifier),
+    upgrade: rows.filter((r) => r.pending === 'upgrade' && r.state === 'installed').map((r) => r.identifier),
+  };
+}
+
+/** Installs and upgrades what `dbName` has marked; null when nothing was marked. */
+export async function applyPendingModules(platform: Platform, dbName: string): Promise<InstallResult | null> {
+  const marks = await pendingMarks(platform, dbName);
+  if (!marks.install.length && !marks.upgrade.length) {
+    // Install marks on modules the command line installed meanwhile are done: cleared.
+    await clearMarks(platform, dbName, { installed: [], updated: [] });
+    return null;
+  }
+  const result = await platform.install(dbName, { init: marks.install, update: marks.upgrade });
+  await clearMarks(platform, dbName, { installed: [...marks.install, ...result.installed], updated: marks.upgrade });
+  return result;
+}
+
+/**
+ * Clears the marks an install satisfied: `install` on every module now installed, `upgrade` on
+ * the modules just installed or upgraded.
+ */
+export async function clearMarks(platform: Platform, dbName: string, done: { installed: readonly string[]; updated: readonly string[] }): Promise<void> {
+  if (!(await hasPendingColumn(platform, dbName))) return;
+  // Most starts find no mark at all: then no registry is built for nothing.
+  const db = await platform.database(dbName);
+  const { rows: [marked] } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM module WHERE pending IS NOT NULL`.execute(db.kysely);
+  if (!marked?.n) return;
+  const refreshed = [...new Set([...done.installed, ...done.updated])];
+  await platform.run(dbName, {}, async () => {
+    const meta = currentEnv().registry.meta('Module');
+    await new QuerySet(meta).filter({ pending: 'install', state: 'installed' }).update({ pending: null });
+    if (refreshed.length) await new QuerySet(meta).filter({ pending: 'upgrade', identifier__in: refreshed }).update({ pending: null });
+  });
+}
+
+/** Whether `module.pending` exists (a database whose core predates the marks has none). */
+async function hasPendingColumn(platform: Platform, dbName: string): Promise<boolean> {
+  const db = await platform.database(dbName);
+  const { rows: [column] } = await sql<{ present: boolean }>`
+    SELECT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('public.module') AND attname = 'pending' AND NOT attisdropped) AS present`
+    .execute(db.kysely);
+  return column?.present === true;
+}
