@@ -1,0 +1,37 @@
+/**
+ * Entry of the app shell page (`/web`): who is signed in (else to the sign-in page and back), the
+ * page's language and direction from the user's, the menus, then the shell.
+ */
+import { html, render } from '../lib/html.js';
+import { api } from './api.js';
+import { loadLanguage } from './format.js';
+import { AppShell } from './shell/app-shell.js';
+import { handleExpiredSessions, loadSession, signInUrl } from './shell/session.js';
+
+const root = /** @type {HTMLElement} */ (document.getElementById('app'));
+
+async function start() {
+  const session = await loadSession();
+  if (!session) {
+    location.replace(signInUrl());
+    return;
+  }
+  document.documentElement.lang = session.lang;
+  document.documentElement.dir = session.user.language.direction === 'rtl' ? 'rtl' : 'ltr';
+  handleExpiredSessions();
+  // The language's own formats (separators, date format) for every view, loaded with the menus.
+  const [menus] = await Promise.all([
+    /** @type {Promise<import('./shell/menu-tree.js').MenuNode[]>} */ (api.get('/api/menus', {})),
+    loadLanguage(session.lang),
+  ]);
+  render(html`<${AppShell} session=${session} menus=${menus} />`, root);
+}
+
+start().catch((err) => {
+  console.error('FieldForge: the application could not start', err);
+  render(html`<main class="ff-start-failure" role="alert">
+    <h1>FieldForge could not start</h1>
+    <p>${err instanceof Error ? err.message : String(err)}</p>
+    <p><a href="/web">Try again</a> · <a href="/web/login">Sign in</a></p>
+  </main>`, root);
+});

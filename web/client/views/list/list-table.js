@@ -1,0 +1,159 @@
+/**
+ * The list's table: sortable column headers (`aria-sort`), one row per record, group rows that
+ * open and close with their count and sums, and a footer of sums over every matching record.
+ * Arrow keys move between rows (one row is in the tab order), Home/End jump to the ends.
+ */
+import { html } from '../../../lib/html.js';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { formatMonetary, formatNumber } from '../../format.js';
+import { ListRow } from './list-row.js';
+
+/**
+ * @typedef {import('./list-columns.js').Column} Column
+ * @typedef {import('./list-row.js').ListRecord} ListRecord
+ * @typedef {object} GroupView
+ * @property {string} key
+ * @property {string} label the group's value as text ('None' for no value)
+ * @property {number} count
+ * @property {Record<string, number | null>} aggregates
+ * @property {boolean} expanded
+ * @property {ListRecord[]} records the loaded records (when expanded)
+ * @property {boolean} loading
+ * @property {string | null} error
+ * @property {boolean} hasMore more records than loaded
+ */
+
+/**
+ * A sum as its column shows it.
+ * @param {Column} column @param {number | null | undefined} value @param {string} lang
+ */
+export function formatSum(column, value, lang) {
+  if (value === null || value === undefined) return '';
+  if (column.field.type === 'Integer') return formatNumber(value, { digits: 0, lang });
+  // Amounts of several currencies have no one symbol: the figure alone.
+  if (column.field.type === 'Monetary') return formatMonetary(value, null, lang);
+  return formatNumber(value, { digits: column.field.precision ?? 2, lang });
+}
+
+/**
+ * @param {{
+ *   columns: Column[], records: ListRecord[] | null, groups: GroupView[] | null, groupLabel: string | null,
+ *   order: string | null, onSort: (column: Column) => void,
+ *   isSelected: (id: number) => boolean, onToggle: (id: number, event: MouseEvent | KeyboardEvent) => void,
+ *   pageState: 'all' | 'some' | 'none', onTogglePage: () => void,
+ *   onOpen: (id: number) => void, lang: string, aggregates: Record<string, number | null> | null,
+ *   onToggleGroup: (key: string) => void, onMoreInGroup: (key: string) => void,
+ *   empty: unknown, caption: string,
+ * }} props
+ */
+export function ListTable(props) {
+  const { columns, records, groups, order, onSort, isSelected, onToggle, pageState, onTogglePage, onOpen, lang, aggregates, caption } = props;
+  const [activeId, setActiveId] = useState(/** @type {number | null} */ (null));
+  const pageBox = useRef(/** @type {HTMLInputElement | null} */ (null));
+  useEffect(() => {
+    if (pageBox.current) pageBox.current.indeterminate = pageState === 'some';
+  }, [pageState]);
+
+  const visibleIds = records ? records.map((r) => r.id) : (groups ?? []).flatMap((g) => (g.expanded ? g.records.map((r) => r.id) : []));
+  const focusId = activeId !== null && visibleIds.includes(activeId) ? activeId : visibleIds[0] ?? null;
+  const [orderField, orderDir] = order ? order.split(' ') : [null, null];
+  const firstSum = columns.findIndex((c) => c.summable);
+  const hasSums = firstSum >= 0;
+  // The label of a group or of the footer spans the columns before the first sum.
+  const labelSpan = hasSums ? Math.max(firstSum, 1) : columns.length;
+
+  /** @param {KeyboardEvent} event */
+  const moveFocus = (event) => {
+    if (!['ArrowDown', 'ArrowUp', 'Home', 'End'].includes(event.key)) return;
+    const row = /** @type {HTMLElement} */ (event.target).closest('tr[data-id]');
+    if (!row || event.target !== row) return;
+    const rows = /** @type {HTMLElement[]} */ ([...(row.closest('table')?.querySelectorAll('tr[data-id]') ?? [])]);
+    const at = rows.indexOf(/** @type {HTMLElement} */ (row));
+    const next = event.key === 'Home' ? 0 : event.key === 'End' ? rows.length - 1 : at + (event.key === 'ArrowDown' ? 1 : -1);
+    if (next < 0 || next >= rows.length) return;
+    event.preventDefault();
+    rows[next].focus();
+  };
+
+  /** @param {ListRecord} record */
+  const row = (record) => html`<${ListRow}
+    key=${record.id}
+    record=${record}
+    columns=${columns}
+    lang=${lang}
+    selected=${isSelected(record.id)}
+    focusable=${record.id === focusId}
+    onToggle=${onToggle}
+    onOpen=${onOpen}
+    onFocusRow=${setActiveId}
+  />`;
+
+  /** @param {Record<string, number | null>} sums */
+  const sumCells = (sums) =>
+    columns.slice(labelSpan).map((c) => html`<td key=${c.name} class="ff-list-number ff-list-sum">${c.summable ? formatSum(c, sums[c.name], lang) : ''}</td>`);
+
+  /** A group is a row group of its own: its header row names it for the rows below. @param {GroupView} group */
+  const groupBody = (group) => html`<tbody key=${group.key} onKeyDown=${moveFocus}>
+    <tr class="ff-list-group">
+      <td class="ff-list-select"></td>
+      <th scope="rowgroup" colspan=${labelSpan} class="ff-list-group-label">
+        <button type="button" class="ff-list-group-toggle" aria-expanded=${group.expanded ? 'true' : 'false'} onClick=${() => props.onToggleGroup(group.key)}>
+          <span class="ff-list-group-caret" aria-hidden="true">${group.expanded ? '▾' : '▸'}</span>
+          <span>${group.label}</span>
+          <span class="ff-list-group-count">(${formatNumber(group.count, { digits: 0, lang })})</span>
+        </button>
+      </th>
+      ${hasSums ? sumCells(group.aggregates) : null}
+    </tr>
+    ${group.expanded ? group.records.map(row) : null}
+    ${group.expanded && (group.loading || group.error || group.hasMore)
+      ? html`<tr class="ff-list-group-more">
+          <td class="ff-list-select"></td>
+          <td colspan=${columns.length}>
+            ${group.loading
+              ? html`<span role="status">Loading…</span>`
+              : group.error
+                ? html`<span role="alert" class="ff-error-text">${group.error}</span>`
+                : html`<button type="button" class="ff-button" onClick=${() => props.onMoreInGroup(group.key)}>Load more (${formatNumber(group.count - group.records.length, { digits: 0, lang })})</button>`}
+          </td>
+        </tr>`
+      : null}
+  </tbody>`;
+
+  const nothing = (records && !records.length) || (groups && !groups.length);
+
+  return html`<table class="ff-table ff-list-table">
+    <caption class="ff-visually-hidden">${caption}</caption>
+    <thead>
+      <tr>
+        <th scope="col" class="ff-list-select">
+          <input ref=${pageBox} type="checkbox" aria-label="Select all records on this page" checked=${pageState === 'all'} disabled=${!visibleIds.length} onClick=${onTogglePage} />
+        </th>
+        ${columns.map((c) => {
+          const sorted = orderField === c.name ? (orderDir === 'DESC' ? 'descending' : 'ascending') : undefined;
+          const cls = c.numeric ? 'ff-list-number' : undefined;
+          if (!c.sortable) return html`<th key=${c.name} scope="col" class=${cls}>${c.label}</th>`;
+          return html`<th key=${c.name} scope="col" class=${cls} aria-sort=${sorted}>
+            <button type="button" class="ff-list-sort" onClick=${() => onSort(c)}>
+              ${c.label}<span class="ff-list-sort-mark" aria-hidden="true">${sorted === 'ascending' ? ' ▲' : sorted === 'descending' ? ' ▼' : ''}</span>
+            </button>
+          </th>`;
+        })}
+      </tr>
+    </thead>
+    ${nothing
+      ? html`<tbody><tr class="ff-list-empty"><td colspan=${columns.length + 1}>${props.empty}</td></tr></tbody>`
+      : records
+        ? html`<tbody onKeyDown=${moveFocus}>${records.map(row)}</tbody>`
+        : (groups ?? []).map(groupBody)}
+    ${hasSums && aggregates && !nothing
+      ? html`<tfoot>
+          <tr class="ff-list-total">
+            <td class="ff-list-select"></td>
+            <th scope="row" colspan=${labelSpan}>Total</th>
+            ${sumCells(aggregates)}
+          </tr>
+        </tfoot>`
+      : null}
+  </table>`;
+}
