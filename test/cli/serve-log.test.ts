@@ -121,9 +121,32 @@ describe('fieldforge serve without FF_DEV', () => {
     expect(jsonLines().some((l) => l.msg === 'request completed')).toBe(false);
   });
 
+  it('prints the address to open in a browser once, and that address leads to the sign-in page', async () => {
+    await waitFor(() => /Open http:\/\/\S+\/web in a browser/.test(output), 'the "Open … /web" line', 10_000);
+    const lines = output.split('\n').filter((l) => l.startsWith('Open '));
+    expect(lines).toEqual([`Open http://127.0.0.1:${port}/web in a browser to sign in.`]);
+    // Signed out, the printed address sends the browser to sign in.
+    const res = await fetch(`http://127.0.0.1:${port}/web`, { redirect: 'manual', headers: { 'x-db-name': t.name } });
+    expect([200, 302, 303]).toContain(res.status);
+    const page = res.status === 200 ? await res.text() : '';
+    if (res.status !== 200) expect(res.headers.get('location')).toMatch(/^\/web\/login/);
+    else expect(page).toContain('<script type="module"');
+  });
+
   it('answers every request with an X-Request-Id, its own when the proxy sent none', async () => {
     const res = await fetch(`http://127.0.0.1:${port}/health`);
     expect(res.status).toBe(200);
     expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe('the printed address', () => {
+  it('is one a person can open: a wildcard listen address becomes the loopback one', async () => {
+    const { browserUrl } = await import('../../src/cli/serve.js');
+    expect(browserUrl('0.0.0.0', 8000)).toBe('http://127.0.0.1:8000');
+    expect(browserUrl('::', 8000)).toBe('http://[::1]:8000');
+    expect(browserUrl('127.0.0.1', 8069)).toBe('http://127.0.0.1:8069');
+    expect(browserUrl('fe80::1', 8000)).toBe('http://[fe80::1]:8000');
+    expect(browserUrl('erp.example.com', 443)).toBe('http://erp.example.com:443');
   });
 });

@@ -126,6 +126,6 @@ describe('error bodies', () => {
     expect(missing.json()).toEqual({ detail: 'ProjectTask 123456 does not exist', error: 'NotFound' });
     const invalid = await send(app, 'POST', '/api/create/ProjectTask', '{}');
     expect(invalid.statusCode).toBe(400);
-    expect(invalid.json()).toEqual({ detail: "Field 'name' of Task is required", error: 'ValidationError' });
+    expect(invalid.json()).toEqual({ detail: "Field 'name' of Task is required", error: 'ValidationError', field: 'name' });
   });
 });

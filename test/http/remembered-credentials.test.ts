@@ -156,7 +156,7 @@ describe('remembered credentials', () => {
     expect(sent[1]).toMatch(/^SELECT ff_request_guard\(/);
     if (!failing) throw new Error('no response');
     expect(failing.statusCode, failing.body).toBe(400);
-    expect(failing.json()).toEqual({ detail: expect.stringContaining("'name' must be unique"), error: 'ValidationError' });
+    expect(failing.json()).toEqual({ detail: expect.stringContaining("'name' must be unique"), error: 'ValidationError', field: 'name' });
     expect((await call(workers[0]!, key, 'GET', '/api/no/such/route')).statusCode).toBe(404);
   });
 

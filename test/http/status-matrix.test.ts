@@ -65,6 +65,8 @@ const ids = {
   /** The key DELETE /api/api-keys/:id revokes; hidden from the rule principals. */
   victimKey: 0,
   ruleGroup: 0,
+  /** The API reference share DELETE /api/api-docs-shares/:id revokes. */
+  share: 0,
 };
 let victimKey = '';
 
@@ -88,8 +90,11 @@ interface Endpoint {
   url: () => string;
   body?: () => unknown;
   underRule: RuleExpectation;
-  /** What a principal without the model right gets; 403 AccessError unless said otherwise. */
-  withoutRight?: { status: 403 | 404; error: 'AccessError' | 'NotFound' };
+  /**
+   * What a principal without the model right gets; 403 AccessError unless said otherwise (a 200
+   * for routes every signed-in principal may use, whose answer the check narrows).
+   */
+  withoutRight?: { status: 403 | 404; error: 'AccessError' | 'NotFound' } | { status: 200; check: (body: Json) => void };
   /** Control column: as the administrator the request succeeds; checks what it did. */
   control: (res: LightMyRequestResponse) => Promise<void>;
 }
@@ -282,6 +287,95 @@ const ENDPOINTS: Endpoint[] = [
     },
   },
   {
+    route: 'GET /api/model-info/:model', method: 'GET',
+    url: () => '/api/model-info/ProjectTask',
+    // Like get_registry: the model's description needs the read right, record rules do not narrow it.
+    underRule: { status: 200, check: (body) => expect(body).toMatchObject({ model: 'ProjectTask' }) },
+    async control(res) {
+      expect(res.json()).toMatchObject({ model: 'ProjectTask', wizards: [{ method: 'action_reassign' }] });
+    },
+  },
+  {
+    route: 'GET /api/menus', method: 'GET',
+    url: () => '/api/menus',
+    // Every signed-in principal gets the menus it may open: without the right on tasks, no Project.
+    withoutRight: { status: 200, check: (body) => expect((body as { name: string }[]).map((m) => m.name)).not.toContain('Project') },
+    underRule: { status: 200, check: (body) => expect((body as { name: string }[]).map((m) => m.name)).toContain('Project') },
+    async control(res) {
+      expect((res.json() as { name: string }[]).map((m) => m.name)).toEqual(expect.arrayContaining(['Project', 'Settings']));
+    },
+  },
+  {
+    route: 'GET /api/window-action/:ref', method: 'GET',
+    url: () => '/api/window-action/project.action_project_tasks',
+    // Needs the read right on the action's model; record rules do not narrow an action.
+    underRule: { status: 200, check: (body) => expect(body).toMatchObject({ model: 'ProjectTask' }) },
+    async control(res) {
+      expect(res.json()).toMatchObject({ identifier: 'project.action_project_tasks', model: 'ProjectTask' });
+    },
+  },
+  {
+    route: 'POST /api/api-docs-shares', method: 'POST',
+    url: () => '/api/api-docs-shares',
+    body: () => ({ name: 'Matrix new share' }),
+    // Administrators only: the rule principals are administrators, so they may.
+    underRule: { status: 200, check: (body) => expect(body.token).toMatch(/^ffdocs_/) },
+    async control(res) {
+      expect(res.json()).toMatchObject({ name: 'Matrix new share', token: expect.stringMatching(/^ffdocs_/) });
+    },
+  },
+  {
+    route: 'GET /api/api-docs-shares', method: 'GET',
+    url: () => '/api/api-docs-shares',
+    underRule: { status: 200, check: (body) => expect(body.map((s: { id: number }) => s.id)).toContain(ids.share) },
+    async control(res) {
+      expect(JSON.stringify(res.json())).not.toContain('ffdocs_');
+    },
+  },
+  {
+    route: 'DELETE /api/api-docs-shares/:id', method: 'DELETE',
+    url: () => `/api/api-docs-shares/${ids.share}`,
+    // Revoking twice is harmless: the rule columns and the control each answer 200.
+    underRule: { status: 200, check: (body) => expect(body).toMatchObject({ id: ids.share }) },
+    async control(res) {
+      expect(res.json()).toMatchObject({ id: ids.share });
+    },
+  },
+  {
+    route: 'GET /api/modules', method: 'GET',
+    url: () => '/api/modules',
+    // Every user may read the catalogue (Module's read right).
+    withoutRight: { status: 200, check: (body) => expect(body.map((m: { identifier: string }) => m.identifier)).toContain('sales') },
+    underRule: { status: 200, check: (body) => expect(body.map((m: { identifier: string }) => m.identifier)).toContain('sales') },
+    async control(res) {
+      expect(res.json().map((m: { identifier: string }) => m.identifier)).toEqual(expect.arrayContaining(['core', 'contacts', 'project', 'sales']));
+    },
+  },
+  {
+    route: 'POST /api/modules/:identifier/install', method: 'POST',
+    url: () => '/api/modules/sales/install',
+    underRule: { status: 200, check: (body) => expect(body.module).toMatchObject({ identifier: 'sales', pending: 'install' }) },
+    async control(res) {
+      expect(res.json().module).toMatchObject({ identifier: 'sales', pending: 'install' });
+    },
+  },
+  {
+    route: 'POST /api/modules/:identifier/upgrade', method: 'POST',
+    url: () => '/api/modules/contacts/upgrade',
+    underRule: { status: 200, check: (body) => expect(body.module).toMatchObject({ identifier: 'contacts', pending: 'upgrade' }) },
+    async control(res) {
+      expect(res.json().module).toMatchObject({ identifier: 'contacts', pending: 'upgrade' });
+    },
+  },
+  {
+    route: 'DELETE /api/modules/:identifier/pending', method: 'DELETE',
+    url: () => '/api/modules/sales/pending',
+    underRule: { status: 200, check: (body) => expect(body).toMatchObject({ identifier: 'sales', pending: null }) },
+    async control(res) {
+      expect(res.json()).toMatchObject({ identifier: 'sales', pending: null });
+    },
+  },
+  {
     route: 'POST /api/api-keys', method: 'POST',
     url: () => '/api/api-keys',
     body: () => ({ name: 'Matrix hidden new key', groups: ['core.group_user'] }),
@@ -438,6 +532,9 @@ beforeAll(async () => {
   const victim = await newKey('Matrix hidden victim key', ADMIN_GROUPS);
   ids.victimKey = victim.apiKeyId;
   victimKey = victim.key;
+  const share = await t.api('POST', '/api/api-docs-shares', { name: 'Matrix share' });
+  expect(share.statusCode, share.body).toBe(200);
+  ids.share = share.json().id;
 
   // --- 401 columns ----------------------------------------------------------------------------
   auth['no credential'] = undefined;
@@ -550,7 +647,8 @@ describe.each(CONDITIONS)('$label', (condition) => {
     } else if (condition.kind === 'no-acl') {
       const expected = endpoint.withoutRight ?? { status: 403, error: 'AccessError' };
       expect(res.statusCode, `${label}: ${res.body}`).toBe(expected.status);
-      expectErrorBody(res, expected.error, label);
+      if (expected.status === 200) expected.check(res.json());
+      else expectErrorBody(res, expected.error, label);
     } else {
       const expected = endpoint.underRule;
       expect(res.statusCode, `${label}: ${res.body}`).toBe(expected.status);
