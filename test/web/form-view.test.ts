@@ -96,8 +96,8 @@ describe('the form view', () => {
     await expect.poll(() => city.inputValue()).toBe('Arlington');
     await city.fill('New York');
     await page.getByRole('button', { name: 'Discard' }).click();
-    expect(await city.inputValue()).toBe('Arlington');
-    expect(await page.getByRole('button', { name: 'Discard' }).isDisabled()).toBe(true);
+    await expect.poll(() => city.inputValue()).toBe('Arlington');
+    await expect.poll(() => page.getByRole('button', { name: 'Discard' }).isDisabled()).toBe(true);
 
     await city.fill('Boston');
     const menuLink = page.getByRole('navigation', { name: 'Main menu' }).getByRole('link', { name: 'Contacts', exact: true });
@@ -127,7 +127,7 @@ describe('the form view', () => {
     page.on('request', (r) => { if (/\/api\/(create|update)\//.test(r.url())) writes.push(r.url()); });
     const name = page.getByLabel('Name', { exact: true });
     await page.getByRole('button', { name: 'Save' }).click();
-    expect(await name.getAttribute('aria-invalid')).toBe('true');
+    await expect.poll(() => name.getAttribute('aria-invalid')).toBe('true');
     const described = await name.getAttribute('aria-describedby');
     expect(await page.locator(`[id="${described}"]`).textContent()).toMatch(/Name is required/);
     expect(writes).toEqual([]);
@@ -160,7 +160,8 @@ describe('the form view', () => {
 
     const priority = page.getByRole('radiogroup', { name: 'Priority' });
     await priority.getByRole('radio', { name: 'Urgent' }).click();
-    expect(await priority.getByRole('radio', { name: 'Urgent' }).getAttribute('aria-checked')).toBe('true');
+    // Preact renders the click's state change a moment later: poll, do not read at once.
+    await expect.poll(() => priority.getByRole('radio', { name: 'Urgent' }).getAttribute('aria-checked')).toBe('true');
     await page.getByRole('button', { name: 'Save' }).click();
     await expect.poll(async () => (await read('ProjectTask', task, ['priority'])).priority).toBe('2');
     g.assertClean();

@@ -77,7 +77,7 @@ describe('My Profile', () => {
     await next.fill('short');
     await repeat.fill('short');
     await change.click();
-    expect(await next.getAttribute('aria-invalid')).toBe('true');
+    await expect.poll(() => next.getAttribute('aria-invalid')).toBe('true');
     expect(await describedText(page, next)).toBe('Password must be at least 12 characters long.');
 
     await next.fill(SECOND);

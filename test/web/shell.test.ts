@@ -60,8 +60,8 @@ describe('the shell', () => {
     expect(await settings.getAttribute('aria-expanded')).toBe('true');
     expect(await nav.getByRole('link', { name: 'Users' }).isVisible()).toBe(true);
     await settings.click();
-    expect(await settings.getAttribute('aria-expanded')).toBe('false');
-    expect(await nav.getByRole('link', { name: 'Users' }).isVisible()).toBe(false);
+    await expect.poll(() => settings.getAttribute('aria-expanded')).toBe('false');
+    await expect.poll(() => nav.getByRole('link', { name: 'Users' }).isVisible()).toBe(false);
     await settings.click();
     // The home page offers each top-level menu.
     await expect.poll(() => page.getByRole('heading', { name: 'Welcome, Administrator' }).count()).toBe(1);
@@ -190,10 +190,10 @@ describe('the shell', () => {
     expect(await toggle.getAttribute('aria-expanded')).toBe('false');
     expect(await page.getByRole('link', { name: 'Projects' }).isVisible()).toBe(false);
     await toggle.click();
-    expect(await toggle.getAttribute('aria-expanded')).toBe('true');
+    await expect.poll(() => toggle.getAttribute('aria-expanded')).toBe('true');
     await page.getByRole('link', { name: 'Projects' }).click();
     await page.waitForURL(/#action=project\.action_project_projects$/);
-    expect(await toggle.getAttribute('aria-expanded')).toBe('false');
+    await expect.poll(() => toggle.getAttribute('aria-expanded')).toBe('false');
     // Nothing sticks out sideways.
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
     g.assertClean();

@@ -60,7 +60,7 @@ describe('the wizard dialog', () => {
     await assignTo.fill('');
     await assignTo.press('Tab');
     await dialog.getByRole('button', { name: 'Confirm' }).click();
-    expect(await assignTo.getAttribute('aria-invalid')).toBe('true');
+    await expect.poll(() => assignTo.getAttribute('aria-invalid')).toBe('true');
     expect(await page.locator(`[id="${await assignTo.getAttribute('aria-describedby')}"]`).textContent()).toMatch(/Assign to is required/);
     expect(executes).toEqual([]);
 
