@@ -33,7 +33,7 @@ export async function serve(settings: Settings, options: ServeOptions): Promise<
   }
   const platform = await bootPlatform(settings);
   const app = await buildApp(platform, {
-    dev: settings.dev, bodyLimit: settings.bodyLimit, sessionHours: settings.sessionHours, bulkMax: settings.bulkMax,
+    dev: settings.dev, bodyLimit: settings.bodyLimit, importLimit: settings.importLimit, sessionHours: settings.sessionHours, bulkMax: settings.bulkMax,
     logger: { level: settings.logLevel, format: settings.logFormat },
   });
   const close = async () => {

@@ -25,6 +25,8 @@ export interface Settings {
   filestore: string;
   /** Largest accepted file upload (decoded bytes); larger → 413. */
   uploadLimit: number;
+  /** Largest import body (`/api/import`, JSON) and import-preview file, bytes (`FF_IMPORT_LIMIT`). */
+  importLimit: number;
   /** Longest one SQL statement of a request may run, milliseconds (`FF_STATEMENT_TIMEOUT`, seconds; 0 = no limit). */
   statementTimeoutMs: number;
   /** Longest one statement of a request may wait for a lock, milliseconds (`FF_LOCK_TIMEOUT`, seconds; 0 = no limit). */
@@ -61,6 +63,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     sessionHours: positiveNumber('FF_SESSION_HOURS', env.FF_SESSION_HOURS, 8),
     filestore: env.FF_FILESTORE || `file:${resolve(env.FF_DATA_DIR || './data', 'filestore')}`,
     uploadLimit: positiveNumber('FF_UPLOAD_LIMIT', env.FF_UPLOAD_LIMIT, 25 * 1024 * 1024),
+    importLimit: positiveNumber('FF_IMPORT_LIMIT', env.FF_IMPORT_LIMIT, 100 * 1024 * 1024),
     bulkMax: positiveInteger('FF_BULK_MAX', env.FF_BULK_MAX, 10_000),
     statementTimeoutMs: seconds('FF_STATEMENT_TIMEOUT', env.FF_STATEMENT_TIMEOUT, 30),
     lockTimeoutMs: seconds('FF_LOCK_TIMEOUT', env.FF_LOCK_TIMEOUT, 10),

@@ -37,7 +37,9 @@ export function installErrorHandler(app: FastifyInstance, dev: boolean): void {
       if (field) body.field = field;
     } else if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
       status = err.statusCode;
-      const detail = status === 413 ? 'The request body is larger than the configured limit (FF_BODY_LIMIT)' : err.message;
+      // The import route has its own, larger limit: name the setting that applies.
+      const setting = req.url.startsWith('/api/import/') ? 'FF_IMPORT_LIMIT' : 'FF_BODY_LIMIT';
+      const detail = status === 413 ? `The request body is larger than the configured limit (${setting})` : err.message;
       body = { detail, error: FASTIFY_ERROR_NAMES[status] ?? 'BadRequest' };
     } else {
       status = 500;

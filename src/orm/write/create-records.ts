@@ -4,7 +4,7 @@
  * ManyToMany links in one INSERT per field, OneToMany lines created or linked, setters of
  * writable computed fields, then the remaining computed fields and the records depending on them.
  */
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import { currentEnv, withEnv } from '../env.js';
 import type { Field } from '../fields/field.js';
 import type { Model } from '../model.js';
@@ -19,7 +19,7 @@ import { assertDistinctKeys, attributeFailure } from './item-keys.js';
 import { collectDependents, flushRecompute, newPending, triggeredFieldNames, type Protected } from './recompute.js';
 import { precompute, precomputableFields } from './precompute.js';
 import { selectList, type Row } from '../query/select-rows.js';
-import { columnValue } from './monetary-rounding.js';
+import { columnValue, currencyOf } from './monetary-rounding.js';
 import { assertCompanyValues, assertRight } from '../../access/record-access.js';
 import { assertCompanyConsistency } from '../../access/company-consistency.js';
 import { linkCheck } from '../../access/reference-checks.js';
@@ -94,12 +94,12 @@ async function create(
 
   const columns: Field[] = [];
   for (const s of sortedList) for (const f of s.columns.keys()) if (!columns.includes(f)) columns.push(f);
-  const rowsSql = sortedList.map((s) => sql`(${sql.join(columns.map((f) => (s.columns.has(f) ? columnValue(meta, f, s.columns.get(f), s.columns, false) : null)))})`);
   const returning = selectList(meta.table, RecordBatch.storedFields(meta));
+  const rowsSql = insertedRows(meta, columns, sortedList);
   const inserted = await runGuarded<Row>((guard) => sql`INSERT INTO ${sql.table(meta.table)}
-    (${sql.join(columns.map((f) => sql.id(f.column!)))}) VALUES ${sql.join(rowsSql)}
+    (${sql.join(columns.map((f) => sql.id(f.column!)))}) ${rowsSql}
     RETURNING ${returning}${guard ? sql`, ${guard}` : sql``}${links?.returning ?? sql``}`);
-  // Rows come back in the order of VALUES: row i is record i.
+  // Rows come back in the order of VALUES (or of unnest): row i is record i.
   if (links) inserted.forEach((row, i) => atItem(items?.[i], () => links.verify([row], [given[i]!])));
   const ids = inserted.map((r) => r.id as number);
   onInserted(ids);
@@ -139,6 +139,26 @@ async function create(
   const stale = setterRuns || writtenRelations.size > 0 || ids.some((id) => changed.get(meta)?.has(id));
   return stale ? withEnv({ su: true }, () => RecordBatch.load(meta, ids)) : RecordBatch.fromRows(meta, inserted);
 }
+
+/**
+ * The rows of the INSERT. Several records of plain columns travel as one array parameter per
+ * column (`SELECT * FROM unnest($1::varchar(255)[], …)`, as `update-rows.ts` does for updates):
+ * neither the statement's text nor its parameters grow with the records, so thousands of records
+ * (an import's batch) neither near PostgreSQL's 65,535-parameter limit nor cost a parse of a
+ * huge VALUES list. A Monetary amount rounded per row to its currency, and Binary and Json values,
+ * keep the VALUES list, as does a single record.
+ */
+function insertedRows(meta: ModelMeta, columns: readonly Field[], sortedList: readonly SortedValues[]): RawBuilder<unknown> {
+  const plain = sortedList.length > 1 && columns.every((f) => !currencyOf(meta, f) && f.type !== 'Binary' && f.type !== 'Json');
+  if (!plain) {
+    const rows = sortedList.map((s) => sql`(${sql.join(columns.map((f) => (s.columns.has(f) ? columnValue(meta, f, s.columns.get(f), s.columns, false) : null)))})`);
+    return sql`VALUES ${sql.join(rows)}`;
+  }
+  // The types come from the field declarations, never from input.
+  const arrays = columns.map((f) => sql`${sortedList.map((s) => (s.columns.has(f) ? s.columns.get(f) ?? null : null))}::${sql.raw(`${f.sqlType()}[]`)}`);
+  return sql`SELECT * FROM unnest(${sql.join(arrays)})`;
+}
+
 /**
  * The defaults of one create call. A default function runs per record, except an async one (a
  * lookup: the first stage, the company's currency, the units of measure): its first answer is

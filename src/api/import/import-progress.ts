@@ -1,0 +1,59 @@
+/**
+ * Progress of running imports (`progress_id`, CONTRACTS C3): `{done, total}` records, updated as
+ * each batch completes, read back by `GET /api/import-progress/{progress_id}` by the user who
+ * started the import only (another user gets the same 404 as an unknown id).
+ *
+ * Kept in this worker's memory: a poll reaching another worker of a multi-worker deployment sees
+ * nothing (404) — a documented limitation until the socket issue (C4) carries progress frames, or a
+ * shared store (Redis, which the platform does not open yet) holds it. Entries expire an hour after
+ * their last change, and the store holds at most `MAX_ENTRIES` (the oldest go first), so polling
+ * clients cannot grow it without bound.
+ */
+export interface ImportProgress {
+  done: number;
+  total: number;
+}
+
+const TTL_MS = 60 * 60 * 1000;
+const MAX_ENTRIES = 10_000;
+
+interface Entry {
+  progress: ImportProgress;
+  touched: number;
+}
+
+/** Whose progress this is: the database and the principal (user and API key's service account). */
+export interface ProgressOwner {
+  readonly dbName: string;
+  readonly uid: number;
+  readonly serviceAccountId: number | null;
+}
+
+const entries = new Map<string, Entry>();
+
+function key(owner: ProgressOwner, progressId: string): string {
+  return JSON.stringify([owner.dbName, owner.uid, owner.serviceAccountId, progressId]);
+}
+
+function sweep(now: number): void {
+  for (const [k, e] of entries) {
+    if (now - e.touched <= TTL_MS && entries.size <= MAX_ENTRIES) break; // Map order is insertion order: oldest first
+    entries.delete(k);
+  }
+}
+
+/** Records `done` of `total` for `progressId` (a newer import under the same id replaces it). */
+export function setProgress(owner: ProgressOwner, progressId: string, progress: ImportProgress): void {
+  const k = key(owner, progressId);
+  const now = Date.now();
+  entries.delete(k); // re-inserted last: the Map stays ordered by last change
+  entries.set(k, { progress: { ...progress }, touched: now });
+  sweep(now);
+}
+
+/** The progress `owner` recorded under `progressId`, or null (unknown, expired, or someone else's). */
+export function getProgress(owner: ProgressOwner, progressId: string): ImportProgress | null {
+  const e = entries.get(key(owner, progressId));
+  if (!e || Date.now() - e.touched > TTL_MS) return null;
+  return { ...e.progress };
+}
