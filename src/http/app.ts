@@ -15,12 +15,16 @@ import { registerAccountRoutes } from './routes/account.js';
 import { registerApiKeyRoutes } from './routes/api-keys.js';
 import { registerAuthRoutes } from './routes/auth.js';
 import { registerBulkRoutes } from './routes/bulk.js';
+import { registerExportRoutes } from './routes/export.js';
 import { registerFileRoutes } from './routes/files.js';
 import { registerFormRoutes } from './routes/forms.js';
+import { registerImportPreviewRoutes } from './routes/import-preview.js';
+import { registerImportRoutes } from './routes/import.js';
 import { registerMenuRoutes } from './routes/menus.js';
 import { registerModelApi } from './routes/model-api.js';
 import { registerModuleRoutes } from './routes/modules.js';
 import { registerReportRoutes } from './routes/reports.js';
+import { registerResequenceRoutes } from './routes/resequence.js';
 import { registerSessionUserRoutes } from './routes/session-user.js';
 import { registerWebAssetRoutes } from './routes/web-assets.js';
 import { registerWebPageRoutes } from './routes/web-pages.js';
@@ -49,6 +53,11 @@ export interface AppOptions {
   /** ALTCHA difficulty; lowered by tests so they solve challenges in milliseconds. */
   altchaMaxNumber?: number;
   bodyLimit?: number;
+  /**
+   * Largest `/api/import` body and import-preview file (`FF_IMPORT_LIMIT`, default 100 MiB): a
+   * spreadsheet of 100,000 rows outgrows the ordinary body limit.
+   */
+  importLimit?: number;
   /** Most records a selection or bulk call may cover (`FF_BULK_MAX`, default 10,000). */
   bulkMax?: number;
   /** Level, format and destination of the request log (`request-log.ts`); none by default (tests). */
@@ -88,6 +97,10 @@ export async function buildApp(platform: Platform, options: AppOptions = {}): Pr
   registerReportRoutes(app, platform.pdf, { bulkMax: options.bulkMax });
   registerAuthRoutes(app, platform, selector, { sessionHours: options.sessionHours ?? 8, altchaMaxNumber: options.altchaMaxNumber });
   registerBulkRoutes(app, { bulkMax: options.bulkMax });
+  registerExportRoutes(app, { bulkMax: options.bulkMax });
+  registerImportRoutes(app, { bulkMax: options.bulkMax, bodyLimit: options.importLimit });
+  registerImportPreviewRoutes(app, { bulkMax: options.bulkMax, maxFileBytes: options.importLimit });
+  registerResequenceRoutes(app, { bulkMax: options.bulkMax });
   registerApiKeyRoutes(app);
   registerAccountRoutes(app);
   registerModuleRoutes(app, platform.catalog);
