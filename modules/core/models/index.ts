@@ -19,3 +19,4 @@ export * from './country.js';
 export * from './language.js';
 export * from './report.js';
 export * from './api_docs_share.js';
+export * from './export_preset.js';

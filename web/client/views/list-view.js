@@ -7,6 +7,10 @@
  * What the list shows lives in the URL's hash (page, order, search, group, archived, filter), so
  * a reload or a shared link reopens it. One page is read at a time; the view renders from the
  * answer in one pass (the `ff:list-render` performance measure records how long that took).
+ *
+ * Export (the whole match from the toolbar, the ticked rows from the selection bar) and Import
+ * open their dialogs (`../exchange/`, loaded when first used); models with a `sequence` field
+ * get drag handles and Alt+arrow moves (`list/row-reorder.js`).
  */
 import { html } from '../../lib/html.js';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
@@ -15,11 +19,12 @@ import { formatValue, loadLanguage } from '../format.js';
 import { FilterBuilder, FilterChips } from './list/filter-builder.js';
 import { filterableFields, groupableFields, listColumns, readPaths } from './list/list-columns.js';
 import { ListPager } from './list/list-pager.js';
-import { GROUP_PAGE_SIZE, PAGE_SIZE, groupCondition, groupRecordsQuery, pageQuery, selectionObject } from './list/list-query.js';
+import { GROUP_PAGE_SIZE, PAGE_SIZE, groupCondition, groupRecordsQuery, pageQuery, searchTerms, selectionObject, stateFilter } from './list/list-query.js';
 import { listRouteParams, parseListRoute, routeKey, stateKey } from './list/list-route.js';
 import { useListSelection } from './list/list-selection.js';
 import { ListTable } from './list/list-table.js';
 import { ListToolbar } from './list/list-toolbar.js';
+import { moveRecord, reorderability } from './list/row-reorder.js';
 import { selectionActions } from './list/selection-actions.js';
 import { SelectionBar } from './list/selection-bar.js';
 import { useUniqueId } from './list/unique-id.js';
@@ -81,6 +86,9 @@ export function ListView({ action, views, registry, modelInfo, route, navigate, 
   const [filtersOpen, setFiltersOpen] = useState(false);
   const [busy, setBusy] = useState(false);
   const [, setLanguageReady] = useState(0);
+  // The open export or import dialog: its component (loaded on first use) and what it works on.
+  const [exchange, setExchange] = useState(/** @type {{kind: 'export' | 'import', component: any, target?: Record<string, unknown>, count?: number | null, selected?: boolean} | null} */ (null));
+  const [announcement, setAnnouncement] = useState('');
   const [wizard, setWizard] = useState(/** @type {{method: string, title: string, component: any, activeIds: number[], selection: unknown} | null} */ (null));
   const sentRoutes = useRef(/** @type {string[]} */ ([]));
   const rendered = useRef(false);
@@ -252,9 +260,67 @@ export function ListView({ action, views, registry, modelInfo, route, navigate, 
     }
   };
 
+  /**
+   * Opens the export dialog on the ticked rows, or on every record the list matches.
+   * @param {boolean} selectedOnly
+   */
+  const openExport = async (selectedOnly) => {
+    try {
+      const { ExportDialog } = await import('../exchange/export-dialog.js');
+      /** @type {Record<string, unknown>} */
+      let target = {};
+      if (selectedOnly) {
+        target = { ...currentSelection() };
+      } else {
+        const filter = stateFilter(effective, registry, archivable);
+        const terms = searchTerms(effective.search);
+        if (filter) target.filter_str = filter;
+        if (terms.length) target.name_search = terms;
+      }
+      setExchange({ kind: 'export', component: ExportDialog, target, count: selectedOnly ? selection.count : data.total, selected: selectedOnly });
+    } catch (err) {
+      window.fieldforge?.toast.show({ type: 'error', message: `The export dialog cannot be opened: ${messageOf(err)}` });
+    }
+  };
+
+  const openImport = async () => {
+    try {
+      const { ImportDialog } = await import('../exchange/import-dialog.js');
+      setExchange({ kind: 'import', component: ImportDialog });
+    } catch (err) {
+      window.fieldforge?.toast.show({ type: 'error', message: `The import dialog cannot be opened: ${messageOf(err)}` });
+    }
+  };
+
   const actions = selection.count
-    ? selectionActions({ facts, count: selection.count, lang, selection: currentSelection, archivedShown: archivable && state.archived, run, done: refresh, openWizard })
+    ? selectionActions({ facts, count: selection.count, lang, selection: currentSelection, archivedShown: archivable && state.archived, run, done: refresh, openWizard, openExport: () => openExport(true) })
     : [];
+
+  const canReorder = reorderability({ registry, defaultOrder, state: effective, grouped, canWrite: facts.write });
+  /**
+   * Moves a row of the page to another place (a drop, or Alt+arrow), keeping the focus on it.
+   * @param {number} id @param {number} to
+   */
+  const moveRow = async (id, to) => {
+    const records = data.records;
+    if (!records || busy || !canReorder?.enabled) return;
+    const name = records.find((r) => r.id === id)?.display_name ?? `#${id}`;
+    if (to < 0 || to >= records.length) {
+      setAnnouncement(`${name} is already ${to < 0 ? 'first' : 'last'} on this page.`);
+      return;
+    }
+    await run(async () => {
+      try {
+        const moved = await moveRecord({ model, records, id, to, state: effective, registry, archivable, defaultOrder });
+        if (!moved) return;
+        setData((current) => ({ ...current, records: moved }));
+        setAnnouncement(`${name} moved to position ${moved.findIndex((r) => r.id === id) + 1} of ${moved.length}.`);
+        requestAnimationFrame(() => /** @type {HTMLElement | null} */ (document.querySelector(`.ff-list-table tr[data-id="${id}"]`))?.focus());
+      } catch (err) {
+        window.fieldforge?.toast.show({ type: 'error', message: messageOf(err) });
+      }
+    });
+  };
 
   // Focus goes back to the button that opened the builder, not to the page's start.
   const closeFilters = () => {
@@ -282,6 +348,7 @@ export function ListView({ action, views, registry, modelInfo, route, navigate, 
   />`;
 
   const WizardComponent = wizard?.component;
+  const ExchangeComponent = exchange?.component;
 
   return html`<section class="ff-list" aria-label=${title}>
     <${ListToolbar}
@@ -301,7 +368,11 @@ export function ListView({ action, views, registry, modelInfo, route, navigate, 
       onArchived=${(/** @type {boolean} */ archived) => update({ archived })}
       pager=${pager}
       filtersPanelId=${filtersPanelId}
+      onExport=${() => openExport(false)}
+      onImport=${facts.create ? openImport : null}
+      onDefaultOrder=${canReorder && !canReorder.enabled ? () => update({ order: null }) : null}
     />
+    <p class="ff-visually-hidden" role="status">${announcement}</p>
     <div id=${filtersPanelId} hidden=${!filtersOpen}>
       ${filtersOpen
         ? html`<${FilterBuilder}
@@ -367,6 +438,7 @@ export function ListView({ action, views, registry, modelInfo, route, navigate, 
             }}
             empty=${empty}
             caption=${title}
+            reorder=${canReorder ? { ...canReorder, onMove: moveRow } : null}
           />`
         : !error
           ? html`<p class="ff-list-placeholder" role="status">Loading…</p>`
@@ -383,6 +455,29 @@ export function ListView({ action, views, registry, modelInfo, route, navigate, 
           onDone=${(/** @type {{reload: boolean}} */ outcome) => {
             if (outcome.reload) refresh();
           }}
+        />`
+      : null}
+    ${ExchangeComponent && exchange?.kind === 'export'
+      ? html`<${ExchangeComponent}
+          model=${model}
+          label=${title}
+          registry=${registry}
+          initialPaths=${columns.map((c) => c.name)}
+          target=${exchange.target}
+          count=${exchange.count ?? null}
+          selected=${Boolean(exchange.selected)}
+          lang=${lang}
+          onClose=${() => setExchange(null)}
+        />`
+      : null}
+    ${ExchangeComponent && exchange?.kind === 'import'
+      ? html`<${ExchangeComponent}
+          model=${model}
+          label=${title}
+          registry=${registry}
+          lang=${lang}
+          onClose=${() => setExchange(null)}
+          onImported=${refresh}
         />`
       : null}
   </section>`;

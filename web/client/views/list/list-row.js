@@ -2,6 +2,9 @@
  * One record's row: a labelled checkbox, then a cell per column. The row itself takes focus (one
  * row of the table is in the tab order at a time, arrows move between rows): Enter opens the
  * record, Space ticks it. A click anywhere but the checkbox opens the record.
+ *
+ * On lists that can be reordered (`row-reorder.js`) a drag handle precedes the checkbox, and
+ * Alt+ArrowUp / Alt+ArrowDown move the focused row one place (the keyboard's way to drag).
  */
 import { html } from '../../../lib/html.js';
 import { cellContent } from './list-cell.js';
@@ -9,16 +12,18 @@ import { cellContent } from './list-cell.js';
 /**
  * @typedef {import('./list-columns.js').Column} Column
  * @typedef {{id: number, display_name?: string | null, active?: boolean} & Record<string, unknown>} ListRecord
+ * @typedef {{enabled: boolean, reason: string | null, handleProps: Record<string, (event: PointerEvent) => void>,
+ *   drop: 'before' | 'after' | null, dragging: boolean, onMoveBy: (id: number, step: -1 | 1) => void}} RowReorder
  */
 
 /**
  * @param {{
  *   record: ListRecord, columns: Column[], lang: string, selected: boolean, focusable: boolean,
  *   onToggle: (id: number, event: MouseEvent | KeyboardEvent) => void, onOpen: (id: number) => void,
- *   onFocusRow: (id: number) => void,
+ *   onFocusRow: (id: number) => void, reorder?: RowReorder | null,
  * }} props
  */
-export function ListRow({ record, columns, lang, selected, focusable, onToggle, onOpen, onFocusRow }) {
+export function ListRow({ record, columns, lang, selected, focusable, onToggle, onOpen, onFocusRow, reorder = null }) {
   const name = record.display_name || `#${record.id}`;
   const archived = record.active === false;
   /** @param {MouseEvent} event */
@@ -30,6 +35,11 @@ export function ListRow({ record, columns, lang, selected, focusable, onToggle, 
   };
   /** @param {KeyboardEvent} event */
   const key = (event) => {
+    if (reorder && event.altKey && (event.key === 'ArrowUp' || event.key === 'ArrowDown')) {
+      event.preventDefault();
+      if (reorder.enabled) reorder.onMoveBy(record.id, event.key === 'ArrowUp' ? -1 : 1);
+      return;
+    }
     if (event.target !== event.currentTarget) return;
     if (event.key === 'Enter') {
       event.preventDefault();
@@ -39,16 +49,24 @@ export function ListRow({ record, columns, lang, selected, focusable, onToggle, 
       onToggle(record.id, event);
     }
   };
+  const drop = reorder?.drop ? ` ff-list-drop-${reorder.drop}` : '';
   return html`<tr
-    class=${`ff-list-row${selected ? ' ff-list-row-selected' : ''}${archived ? ' ff-list-row-archived' : ''}`}
+    class=${`ff-list-row${selected ? ' ff-list-row-selected' : ''}${archived ? ' ff-list-row-archived' : ''}${drop}${reorder?.dragging ? ' ff-list-row-dragging' : ''}`}
     data-id=${record.id}
     tabindex=${focusable ? 0 : -1}
     aria-selected=${selected ? 'true' : 'false'}
+    aria-keyshortcuts=${reorder?.enabled ? 'Alt+ArrowUp Alt+ArrowDown' : undefined}
     onClick=${click}
     onKeyDown=${key}
     onFocus=${() => onFocusRow(record.id)}
   >
-    <td class="ff-list-select">
+    <td class=${`ff-list-select${reorder ? ' ff-list-select-handle' : ''}`}>
+      ${reorder
+        ? html`<button type="button" tabindex="-1" class="ff-list-handle" aria-label=${`Move ${name}`}
+            aria-keyshortcuts="Alt+ArrowUp Alt+ArrowDown" aria-disabled=${reorder.enabled ? undefined : 'true'}
+            title=${reorder.reason ?? 'Drag to reorder (or Alt+Arrow up/down on the row)'}
+            ...${reorder.enabled ? reorder.handleProps : {}}><span aria-hidden="true">⠿</span></button>`
+        : null}
       <input
         type="checkbox"
         tabindex="-1"

@@ -1,12 +1,14 @@
 /**
  * The list's table: sortable column headers (`aria-sort`), one row per record, group rows that
  * open and close with their count and sums, and a footer of sums over every matching record.
- * Arrow keys move between rows (one row is in the tab order), Home/End jump to the ends.
+ * Arrow keys move between rows (one row is in the tab order), Home/End jump to the ends. On
+ * reorderable lists each row has a drag handle (`row-drag.js`) and Alt+arrows move it.
  */
 import { html } from '../../../lib/html.js';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { formatMonetary, formatNumber } from '../../format.js';
 import { ListRow } from './list-row.js';
+import { useRowDrag } from './row-drag.js';
 
 /**
  * @typedef {import('./list-columns.js').Column} Column
@@ -44,12 +46,15 @@ export function formatSum(column, value, lang) {
  *   onOpen: (id: number) => void, lang: string, aggregates: Record<string, number | null> | null,
  *   onToggleGroup: (key: string) => void, onMoreInGroup: (key: string) => void,
  *   empty: unknown, caption: string,
+ *   reorder?: {enabled: boolean, reason: string | null, onMove: (id: number, to: number) => void} | null,
  * }} props
  */
 export function ListTable(props) {
   const { columns, records, groups, order, onSort, isSelected, onToggle, pageState, onTogglePage, onOpen, lang, aggregates, caption } = props;
   const [activeId, setActiveId] = useState(/** @type {number | null} */ (null));
   const pageBox = useRef(/** @type {HTMLInputElement | null} */ (null));
+  const reorder = records ? props.reorder ?? null : null;
+  const { drag, handleProps } = useRowDrag((id, to) => reorder?.onMove(id, to));
   useEffect(() => {
     if (pageBox.current) pageBox.current.indeterminate = pageState === 'some';
   }, [pageState]);
@@ -64,7 +69,7 @@ export function ListTable(props) {
 
   /** @param {KeyboardEvent} event */
   const moveFocus = (event) => {
-    if (!['ArrowDown', 'ArrowUp', 'Home', 'End'].includes(event.key)) return;
+    if (event.altKey || !['ArrowDown', 'ArrowUp', 'Home', 'End'].includes(event.key)) return;
     const row = /** @type {HTMLElement} */ (event.target).closest('tr[data-id]');
     if (!row || event.target !== row) return;
     const rows = /** @type {HTMLElement[]} */ ([...(row.closest('table')?.querySelectorAll('tr[data-id]') ?? [])]);
@@ -75,8 +80,14 @@ export function ListTable(props) {
     rows[next].focus();
   };
 
-  /** @param {ListRecord} record */
-  const row = (record) => html`<${ListRow}
+  /** Where the drop line is drawn on the row at `index`, while a row is dragged. @param {number} index */
+  const dropAt = (index) => {
+    if (!drag || drag.over === drag.from || index !== drag.over) return null;
+    return drag.over < drag.from ? 'before' : 'after';
+  };
+
+  /** @param {ListRecord} record @param {number} [index] */
+  const row = (record, index = -1) => html`<${ListRow}
     key=${record.id}
     record=${record}
     columns=${columns}
@@ -86,6 +97,16 @@ export function ListTable(props) {
     onToggle=${onToggle}
     onOpen=${onOpen}
     onFocusRow=${setActiveId}
+    reorder=${reorder
+      ? {
+          enabled: reorder.enabled,
+          reason: reorder.reason,
+          handleProps: handleProps(record.id),
+          drop: dropAt(index),
+          dragging: drag?.id === record.id,
+          onMoveBy: (/** @type {number} */ id, /** @type {-1 | 1} */ step) => reorder.onMove(id, index + step),
+        }
+      : null}
   />`;
 
   /** @param {Record<string, number | null>} sums */
@@ -126,7 +147,7 @@ export function ListTable(props) {
     <caption class="ff-visually-hidden">${caption}</caption>
     <thead>
       <tr>
-        <th scope="col" class="ff-list-select">
+        <th scope="col" class=${`ff-list-select${reorder ? ' ff-list-select-handle' : ''}`}>
           <input ref=${pageBox} type="checkbox" aria-label="Select all records on this page" checked=${pageState === 'all'} disabled=${!visibleIds.length} onClick=${onTogglePage} />
         </th>
         ${columns.map((c) => {
@@ -144,7 +165,7 @@ export function ListTable(props) {
     ${nothing
       ? html`<tbody><tr class="ff-list-empty"><td colspan=${columns.length + 1}>${props.empty}</td></tr></tbody>`
       : records
-        ? html`<tbody onKeyDown=${moveFocus}>${records.map(row)}</tbody>`
+        ? html`<tbody onKeyDown=${moveFocus}>${records.map((record, index) => row(record, index))}</tbody>`
         : (groups ?? []).map(groupBody)}
     ${hasSums && aggregates && !nothing
       ? html`<tfoot>

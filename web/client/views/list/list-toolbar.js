@@ -1,7 +1,9 @@
 /**
  * Above the table: the list's title (for screen readers: the breadcrumbs show it) and `New`, the search box (name_search, as you type), the
  * `Filters` button opening the filter builder, `Group by`, and `Show archived` for archivable
- * models. It wraps onto several lines on a narrow screen.
+ * models. `Export` (every record the list matches) and `Import` open their dialogs; `Default
+ * order` leaves a column sort on lists whose rows can be dragged. It wraps onto several lines on
+ * a narrow screen.
  */
 import { html } from '../../../lib/html.js';
 import { useEffect, useRef, useState } from 'preact/hooks';
@@ -18,6 +20,7 @@ const SEARCH_DELAY_MS = 300;
  *   groupFields: {name: string, label: string}[], group: string | null, onGroup: (name: string | null) => void,
  *   archivable: boolean, archived: boolean, onArchived: (on: boolean) => void,
  *   pager: unknown, filtersPanelId: string,
+ *   onExport?: (() => void) | null, onImport?: (() => void) | null, onDefaultOrder?: (() => void) | null,
  * }} props
  */
 export function ListToolbar(props) {
@@ -47,6 +50,8 @@ export function ListToolbar(props) {
     <div class="ff-list-toolbar-top">
       <h1 class="ff-list-title ff-visually-hidden">${props.title}</h1>
       ${props.canCreate ? html`<button type="button" class="ff-button ff-button-primary" onClick=${props.onNew}>New</button>` : null}
+      ${props.onImport ? html`<button type="button" class="ff-button" onClick=${props.onImport}>Import</button>` : null}
+      ${props.onExport ? html`<button type="button" class="ff-button" onClick=${props.onExport}>Export</button>` : null}
       <div class="ff-list-toolbar-pager">${props.pager}</div>
     </div>
     <div class="ff-list-toolbar-controls" role="search">
@@ -90,6 +95,7 @@ export function ListToolbar(props) {
             </select>
           </span>`
         : null}
+      ${props.onDefaultOrder ? html`<button type="button" class="ff-button" onClick=${props.onDefaultOrder}>Default order</button>` : null}
       ${props.archivable
         ? html`<label class="ff-list-archived-toggle">
             <input type="checkbox" checked=${props.archived} onChange=${(/** @type {Event} */ e) => props.onArchived(/** @type {HTMLInputElement} */ (e.currentTarget).checked)} />

@@ -1,8 +1,9 @@
 /**
  * The actions on a list's selection, each one call with the selection object (CONTRACTS C1):
  * Delete (after a confirmation naming how many), Duplicate (`clone`), Archive / Unarchive
- * (`bulk-update` of `active`), the model's wizards (their dialog), and its reports (the document
- * downloads). Offered only as the caller's rights allow; every outcome is told in a toast.
+ * (`bulk-update` of `active`), Export (the export dialog on these rows), the model's wizards
+ * (their dialog), and its reports (the document downloads). Offered only as the caller's rights
+ * allow; every outcome is told in a toast.
  */
 import { api, filenameOf, saveBlob } from '../../api.js';
 import { confirmDialog } from '../../ui/dialog.js';
@@ -36,10 +37,11 @@ function messageOf(error) {
  *   archivedShown: boolean,
  *   run: (work: () => Promise<void>) => Promise<void>, done: () => void,
  *   openWizard: (wizard: {method: string, title: string}) => void,
+ *   openExport?: (() => void) | null,
  * }} input `run` marks the list busy around the call; `done` clears the selection and reloads.
  * @returns {SelectionAction[]}
  */
-export function selectionActions({ facts, count, lang, selection, archivedShown, run, done, openWizard }) {
+export function selectionActions({ facts, count, lang, selection, archivedShown, run, done, openWizard, openExport = null }) {
   /** @type {SelectionAction[]} */
   const actions = [];
   const what = counted(count, facts.label, lang);
@@ -75,6 +77,7 @@ export function selectionActions({ facts, count, lang, selection, archivedShown,
     // Restoring makes sense only where archived records show.
     if (archivedShown) actions.push({ label: 'Unarchive', run: () => setActive(true) });
   }
+  if (openExport) actions.push({ label: 'Export', run: openExport });
   for (const wizard of facts.wizards) {
     actions.push({ label: wizard.title, run: () => openWizard(wizard) });
   }
