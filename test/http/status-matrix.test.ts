@@ -89,6 +89,8 @@ interface Endpoint {
   method: Method;
   url: () => string;
   body?: () => unknown;
+  /** A multipart upload instead of a JSON body (import preview). */
+  upload?: () => { payload: Buffer; contentType: string };
   underRule: RuleExpectation;
   /**
    * What a principal without the model right gets; 403 AccessError unless said otherwise (a 200
@@ -110,6 +112,8 @@ function listsVisibleNotHidden(body: Json) {
 }
 
 const NOT_FOUND = { status: 404, error: 'NotFound' } as const;
+/** The progress id of the administrator's import, started before the matrix. */
+const MATRIX_PROGRESS = 'matrix-progress';
 /** The hidden target's deadline: what the reassign dialog proposes for it, to those who see it. */
 const TARGET_DEADLINE = '2031-03-14';
 
@@ -256,6 +260,77 @@ const ENDPOINTS: Endpoint[] = [
     async control(res) {
       expect(res.headers['content-type']).toBe('application/pdf');
       expect(res.rawPayload.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    },
+  },
+  {
+    route: 'POST /api/export/:model', method: 'POST',
+    url: () => '/api/export/ProjectTask',
+    body: () => ({ ids: [ids.target], fields: ['name'] }),
+    // Explicit ids behave as on the record routes: a hidden one is a 404, before any byte is sent.
+    underRule: NOT_FOUND,
+    async control(res) {
+      expect(res.headers['content-type']).toBe('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
+      expect(res.rawPayload.subarray(0, 2).toString('latin1')).toBe('PK');
+    },
+  },
+  {
+    route: 'POST /api/import/:model', method: 'POST',
+    url: () => '/api/import/ProjectTask',
+    // A dry run: the matrix's "nothing was written" check must hold for the control column too.
+    body: () => ({
+      fields: ['id', 'priority'],
+      data: [['id', 'priority'], [ids.visible, '1'], [ids.target, '1']],
+      dry_run: true,
+    }),
+    // Matching sees only what the caller sees: the hidden task is a row error, the visible one matches.
+    underRule: {
+      status: 200,
+      check(body) {
+        expect(body, JSON.stringify(body)).toMatchObject({ dry_run: true, valid: false, summary: { would_update: 1, errors: 1 } });
+        expect(body.details.errors).toEqual([expect.objectContaining({ row: 2, field: 'id' })]);
+      },
+    },
+    async control(res) {
+      expect(res.json()).toMatchObject({ dry_run: true, valid: true, success: true, summary: { would_update: 2, errors: 0 } });
+    },
+  },
+  {
+    route: 'GET /api/import-progress/:progress_id', method: 'GET',
+    url: () => `/api/import-progress/${MATRIX_PROGRESS}`,
+    // Progress belongs to whoever started the import (the administrator, before the matrix).
+    underRule: NOT_FOUND,
+    withoutRight: NOT_FOUND,
+    async control(res) {
+      expect(res.json()).toEqual({ done: 1, total: 1 });
+    },
+  },
+  {
+    route: 'POST /api/resequence/:model', method: 'POST',
+    url: () => '/api/resequence/ProjectTask',
+    body: () => ({ dropped_column_id: ids.target, after_column_id: null, scope_filter: `Q(project=${ids.project})` }),
+    // The dropped record is hidden from the rule principals: as on the record routes, a 404.
+    underRule: NOT_FOUND,
+    async control(res) {
+      const order: number[] = res.json().ids;
+      expect(order[0]).toBe(ids.target);
+      const [task] = await t.run(() => ProjectTask.query({ id: ids.target }).read(['sequence']));
+      expect(task!.sequence).toBe(1);
+    },
+  },
+  {
+    route: 'POST /api/import-preview/:model', method: 'POST',
+    url: () => '/api/import-preview/ProjectTask',
+    upload: () => csvUpload('Name,Priority\nMatrix preview,1\n'),
+    // A preview reads a file, not records: the read right on the model suffices.
+    underRule: {
+      status: 200,
+      check(body) {
+        expect(body.headers).toEqual(['Name', 'Priority']);
+        expect(body.rows).toEqual([['Matrix preview', '1']]);
+      },
+    },
+    async control(res) {
+      expect(res.json().suggested_fields).toEqual(['name', 'priority']);
     },
   },
   {
@@ -452,7 +527,21 @@ function send(method: Method, url: string, authorization: string | undefined, bo
   return app.inject({ method, url, headers, ...(body === undefined ? {} : { payload: JSON.stringify(body) }) });
 }
 
-const call = (e: Endpoint, authorization: string | undefined) => send(e.method, e.url(), authorization, e.body?.());
+function call(e: Endpoint, authorization: string | undefined) {
+  if (!e.upload) return send(e.method, e.url(), authorization, e.body?.());
+  const { payload, contentType } = e.upload();
+  const headers: Record<string, string> = { 'x-db-name': t.name, 'content-type': contentType };
+  if (authorization !== undefined) headers.authorization = authorization;
+  return app.inject({ method: e.method, url: e.url(), headers, payload });
+}
+
+/** A multipart/form-data body holding one CSV file. */
+function csvUpload(csv: string): { payload: Buffer; contentType: string } {
+  const boundary = '----ffmatrix7e3a';
+  const payload = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="tasks.csv"\r\n`
+    + `Content-Type: text/csv\r\n\r\n${csv}\r\n--${boundary}--\r\n`);
+  return { payload, contentType: `multipart/form-data; boundary=${boundary}` };
+}
 
 /** Signs in on `db` through the app (ALTCHA first), returning the access token. */
 async function signIn(email: string, db = t.name): Promise<string> {
@@ -605,6 +694,11 @@ beforeAll(async () => {
   }
   // The administrator sees the target and the victim key: they exist.
   expect((await send('POST', `/api/fetch/ProjectTask/${ids.target}`, `Bearer ${t.apiKey}`, {})).statusCode).toBe(200);
+
+  // An import the administrator ran with a progress id: its progress is theirs alone.
+  const started = await send('POST', '/api/import/ProjectTask', `Bearer ${t.apiKey}`,
+    { fields: ['name'], data: [['name'], ['Matrix progress task']], dry_run: true, progress_id: MATRIX_PROGRESS });
+  expect(started.statusCode, started.body).toBe(200);
 
   before = await snapshot();
 });
