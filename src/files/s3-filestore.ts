@@ -3,25 +3,43 @@
  * the optional prefix plus the same relative key as on disk. Serving redirects to a presigned GET
  * whose response overrides carry the content type, disposition and caching the server would send.
  */
-import {
-  DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client,
-  type S3ClientConfig,
-} from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
 import type { Readable } from 'node:stream';
 import type { FileStore, PresignOptions, StoredObject } from './filestore.js';
 import { FileStorageError } from './filestore-errors.js';
 
+/** The SDK's modules and the client, loaded on the store's first operation. */
+interface Sdk {
+  s3: typeof import('@aws-sdk/client-s3');
+  presigner: typeof import('@aws-sdk/s3-request-presigner');
+  client: S3Client;
+}
+
 export class S3FileStore implements FileStore {
   readonly kind = 's3' as const;
-  readonly client: S3Client;
+  private loaded: Promise<Sdk> | undefined;
   constructor(
     readonly bucket: string,
     readonly prefix: string,
-    config: S3ClientConfig,
-  ) {
-    quietNodeVersionWarning();
-    this.client = new S3Client(config);
+    private readonly config: S3ClientConfig,
+  ) {}
+
+  /**
+   * The SDK, imported on first use: it adds about 30 MiB to a process, which a server storing
+   * files on disk never needs.
+   */
+  private sdk(): Promise<Sdk> {
+    this.loaded ??= (async () => {
+      const [s3, presigner] = await Promise.all([import('@aws-sdk/client-s3'), import('@aws-sdk/s3-request-presigner')]);
+      quietNodeVersionWarning();
+      return { s3, presigner, client: new s3.S3Client(this.config) };
+    })();
+    return this.loaded;
+  }
+
+  /** The bucket's client (tests create their bucket with it). */
+  async client(): Promise<S3Client> {
+    return (await this.sdk()).client;
   }
 
   private objectKey(key: string): string {
@@ -31,7 +49,8 @@ export class S3FileStore implements FileStore {
   async put(key: string, bytes: Buffer): Promise<boolean> {
     try {
       if (await this.stat(key)) return false;
-      await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key), Body: bytes, ContentLength: bytes.length }));
+      const { s3, client } = await this.sdk();
+      await client.send(new s3.PutObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key), Body: bytes, ContentLength: bytes.length }));
       return true;
     } catch (err) {
       throw storageError(err);
@@ -40,7 +59,8 @@ export class S3FileStore implements FileStore {
 
   async stat(key: string): Promise<StoredObject | null> {
     try {
-      const head = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
+      const { s3, client } = await this.sdk();
+      const head = await client.send(new s3.HeadObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
       return { size: head.ContentLength ?? 0, modified: head.LastModified ?? new Date(0) };
     } catch (err) {
       const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
@@ -51,7 +71,8 @@ export class S3FileStore implements FileStore {
 
   async read(key: string, range?: { start: number; end: number }): Promise<Readable> {
     try {
-      const out = await this.client.send(new GetObjectCommand({
+      const { s3, client } = await this.sdk();
+      const out = await client.send(new s3.GetObjectCommand({
         Bucket: this.bucket, Key: this.objectKey(key), Range: range ? `bytes=${range.start}-${range.end}` : undefined,
       }));
       return out.Body as Readable;
@@ -62,7 +83,8 @@ export class S3FileStore implements FileStore {
 
   async remove(key: string): Promise<void> {
     try {
-      await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
+      const { s3, client } = await this.sdk();
+      await client.send(new s3.DeleteObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
     } catch (err) {
       throw storageError(err);
     }
@@ -73,8 +95,9 @@ export class S3FileStore implements FileStore {
     let token: string | undefined;
     const strip = this.prefix ? this.prefix.length + 1 : 0;
     try {
+      const { s3, client } = await this.sdk();
       do {
-        const page = await this.client.send(new ListObjectsV2Command({
+        const page = await client.send(new s3.ListObjectsV2Command({
           Bucket: this.bucket, Prefix: this.objectKey(prefix), ContinuationToken: token,
         }));
         for (const o of page.Contents ?? []) if (o.Key) out.push(o.Key.slice(strip));
@@ -87,7 +110,8 @@ export class S3FileStore implements FileStore {
   }
 
   async presignedUrl(key: string, o: PresignOptions): Promise<string> {
-    return getSignedUrl(this.client, new GetObjectCommand({
+    const { s3, presigner, client } = await this.sdk();
+    return presigner.getSignedUrl(client, new s3.GetObjectCommand({
       Bucket: this.bucket, Key: this.objectKey(key),
       ResponseContentType: o.contentType, ResponseContentDisposition: o.contentDisposition, ResponseCacheControl: o.cacheControl,
     }), { expiresIn: o.expiresIn });

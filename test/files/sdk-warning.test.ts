@@ -14,13 +14,15 @@ const WARNING = 'NodeVersionSupportWarning';
 /** The SDK warns on Node before 22 only. */
 const WARNS_HERE = Number(process.versions.node.split('.')[0]) < 22;
 
-/** Builds an S3 file store from FF_FILESTORE in a new process, as `files sweep` or the server does; its stderr. */
+/** Builds an S3 file store from FF_FILESTORE and its client in a new process, as `files sweep` or the server does; its stderr. */
 function buildS3StoreInNewProcess(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
   const { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: _inherited, ...inherited } = process.env;
   const script = `
     const { filestoreFromUrl } = await import('./src/files/filestore-config.ts');
     const store = filestoreFromUrl('s3://fieldforge-test-bucket/prefix');
     if (store.kind !== 's3') throw new Error('not an S3 store');
+    // The SDK is loaded, and its client built, on the store's first use.
+    await store.client();
   `;
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {

@@ -26,6 +26,6 @@ export async function startTestBucket(dir: string, bucket: string, prefix = ''):
   const { port } = await server.run();
   const endpoint = `http://127.0.0.1:${port}`;
   const store = new S3FileStore(bucket, prefix, s3Options(endpoint));
-  await store.client.send(new CreateBucketCommand({ Bucket: bucket }));
+  await (await store.client()).send(new CreateBucketCommand({ Bucket: bucket }));
   return { store, endpoint, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
