@@ -18,13 +18,15 @@
  * vacuumed before the next call, so every call starts from the same state. Median times are printed
  * with the SQL statements FieldForge ran per import. Environment: BENCH_DATABASE_URL (else
  * DATABASE_URL, else the local server), BENCH_ROUNDS, BENCH_IMPORT_ROWS (default 100,000),
- * BENCH_KEEP=1. Not a test: it prints and never fails CI.
+ * BENCH_KEEP=1, BENCH_PROFILE=1 (a CPU profile of the server during each case's first FieldForge
+ * import, summarised on stderr). Not a test: it prints and never fails CI.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { formatSummary, summarizeProfiles, type CpuProfile } from './profile.js';
 import { createServiceAccountKey } from '../src/auth/api-keys.js';
 import { PostgresEngine } from '../src/db/postgres-engine.js';
 import { BUILTIN_MODULES_DIR, ModuleCatalog } from '../src/modules/module-catalog.js';
@@ -35,6 +37,7 @@ const BASE_URL = process.env.BENCH_DATABASE_URL || process.env.DATABASE_URL || '
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 const ROWS = Math.max(1, Number(process.env.BENCH_IMPORT_ROWS ?? 100_000));
 const KEEP = process.env.BENCH_KEEP === '1';
+const PROFILE = process.env.BENCH_PROFILE === '1';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** Largest JSON body the bench sends (under the server's default 16 MiB limit). */
 const MAX_BODY = 15 * 1024 * 1024;
@@ -275,7 +278,13 @@ async function runCases(server: Server, client: pg.Client, seeded: Seeded, heade
           const sent = bodies(round);
           out.requests = sent.length;
           out.bodyBytes = Math.max(...sent.map((b) => b.length));
+          const profiling = PROFILE && round === 1;
+          if (profiling) await fetch(`http://127.0.0.1:${server.port}/__prof/start`, { method: 'POST' });
           const { ms, value } = await timed(() => ff(sent));
+          if (profiling) {
+            const profile = (await (await fetch(`http://127.0.0.1:${server.port}/__prof/stop`, { method: 'POST' })).json()) as CpuProfile;
+            log(`  (${key}) CPU profile of the FieldForge server:\n${formatSummary(summarizeProfiles([profile], 30), sent.length)}`);
+          }
           if (value.records !== ROWS) throw new Error(`(${key}) FieldForge imported ${value.records} records`);
           out.ffMs.push(ms);
           out.statements = value.statements;
