@@ -110,6 +110,15 @@ export class StatementTimeout extends FieldForgeError {
   override readonly status = 503;
 }
 
+/**
+ * The realtime bus (Redis) cannot be reached right now (presence cannot be read); it reconnects by
+ * itself, so clients retry after a few seconds. Pushes never fail this way: they are fire-and-forget.
+ */
+export class RealtimeUnavailable extends FieldForgeError {
+  override readonly status = 503;
+  override readonly headers = { 'Retry-After': '5' };
+}
+
 /** A module set cannot be resolved (missing dependency, cycle, bad manifest). */
 export class ModuleError extends FieldForgeError {
   override readonly status = 400;

@@ -1,7 +1,8 @@
 /**
  * `fieldforge serve`: on first start creates database `main` with `core` and prints the admin
- * login; then serves HTTP. With `--workers N` (N > 1) it forks N workers sharing the port, which
- * needs a PostgreSQL server and Redis (PGlite is single-process).
+ * login; then serves HTTP and the realtime socket. With `--workers N` (N > 1) it forks N workers
+ * sharing the port, each serving both, which needs a PostgreSQL server and Redis (PGlite is
+ * single-process; the socket pushes and presence travel between workers through Redis).
  */
 import cluster from 'node:cluster';
 import type { Settings } from '../config/settings.js';
@@ -10,7 +11,7 @@ import { bootPlatform } from '../platform/boot.js';
 import { createDatabase } from '../platform/database-lifecycle.js';
 import { clearStaleInstallFlag } from '../db/platform-state.js';
 import { applyPendingModules } from '../platform/pending-modules.js';
-import { DatabaseNotFound, DatabaseUnavailable } from '../errors.js';
+import { DatabaseNotFound, DatabaseUnavailable, FieldForgeError } from '../errors.js';
 
 export interface ServeOptions {
   port: number;
@@ -21,7 +22,8 @@ export interface ServeOptions {
 export async function serve(settings: Settings, options: ServeOptions): Promise<void> {
   if (options.workers > 1) {
     const missing = [!settings.databaseUrl && 'DATABASE_URL', !settings.redisUrl && 'REDIS_URL'].filter(Boolean);
-    if (missing.length) throw new Error(`--workers ${options.workers} needs ${missing.join(' and ')}: PGlite and the in-process bus serve one worker`);
+    // A FieldForgeError: the command line exits with code 2, as for any usage error.
+    if (missing.length) throw new FieldForgeError(`--workers ${options.workers} needs ${missing.join(' and ')}: PGlite and the in-process bus serve one worker`);
     if (cluster.isPrimary) {
       await ensureFirstDatabase(settings);
       for (let i = 0; i < options.workers; i++) cluster.fork();
@@ -35,6 +37,7 @@ export async function serve(settings: Settings, options: ServeOptions): Promise<
   const app = await buildApp(platform, {
     dev: settings.dev, bodyLimit: settings.bodyLimit, importLimit: settings.importLimit, sessionHours: settings.sessionHours, bulkMax: settings.bulkMax,
     logger: { level: settings.logLevel, format: settings.logFormat },
+    realtime: settings.socket,
   });
   const close = async () => {
     await app.close();

@@ -8,6 +8,10 @@ export interface Settings {
   databaseUrl: string | undefined;
   dataDir: string;
   redisUrl: string | undefined;
+  /** Prefix of the bus channel and presence keys in Redis (`FF_REDIS_PREFIX`), for deployments sharing one Redis. */
+  redisPrefix: string;
+  /** The realtime socket's per-socket bounds (`FF_WS_MAX_FRAME` bytes, `FF_WS_RATE` frames/s, `FF_WS_FLOOD_SECONDS`). */
+  socket: { maxFrameBytes: number; framesPerSecond: number; floodSeconds: number };
   secret: string | undefined;
   addonsPaths: string[];
   dev: boolean;
@@ -52,6 +56,12 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir: resolve(env.FF_DATA_DIR || './data'),
     redisUrl: env.REDIS_URL || undefined,
+    redisPrefix: env.FF_REDIS_PREFIX || 'ff:',
+    socket: {
+      maxFrameBytes: positiveInteger('FF_WS_MAX_FRAME', env.FF_WS_MAX_FRAME, 64 * 1024),
+      framesPerSecond: positiveInteger('FF_WS_RATE', env.FF_WS_RATE, 50),
+      floodSeconds: positiveInteger('FF_WS_FLOOD_SECONDS', env.FF_WS_FLOOD_SECONDS, 3),
+    },
     secret: env.FF_SECRET || undefined,
     addonsPaths: (env.FF_ADDONS_PATH ?? '').split(':').filter(Boolean).map((p) => resolve(p)),
     dev: env.FF_DEV === '1',

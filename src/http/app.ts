@@ -3,9 +3,11 @@
  * selection and credential check on every `/api/*` route, and the generic model API.
  */
 import fastifyCookie from '@fastify/cookie';
+import fastifyWebsocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { BadRequest } from '../errors.js';
 import type { Platform } from '../platform/platform.js';
+import { SocketHub, type HubOptions } from '../realtime/socket-hub.js';
 import { DatabaseSelector } from './database-selection.js';
 import { installErrorHandler } from './error-handler.js';
 import { apiContextHook } from './request-context.js';
@@ -23,6 +25,8 @@ import { registerImportRoutes } from './routes/import.js';
 import { registerMenuRoutes } from './routes/menus.js';
 import { registerModelApi } from './routes/model-api.js';
 import { registerModuleRoutes } from './routes/modules.js';
+import { registerPresenceRoutes } from './routes/presence.js';
+import { registerRealtimeSocketRoute } from './routes/realtime-socket.js';
 import { registerReportRoutes } from './routes/reports.js';
 import { registerResequenceRoutes } from './routes/resequence.js';
 import { registerSessionUserRoutes } from './routes/session-user.js';
@@ -62,6 +66,20 @@ export interface AppOptions {
   bulkMax?: number;
   /** Level, format and destination of the request log (`request-log.ts`); none by default (tests). */
   logger?: LogOptions | false;
+  /** The realtime socket's bounds and rhythms (`FF_WS_*`; tests shorten the intervals). */
+  realtime?: RealtimeOptions;
+}
+
+export interface RealtimeOptions extends Omit<HubOptions, 'openDatabase'> {
+  /** Largest frame a client may send, bytes; larger closes the socket with 1009 (`FF_WS_MAX_FRAME`, 64 KiB). */
+  maxFrameBytes?: number;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** This worker's realtime sockets (`realtime/socket-hub.ts`). */
+    realtime: SocketHub;
+  }
 }
 
 export async function buildApp(platform: Platform, options: AppOptions = {}): Promise<FastifyInstance> {
@@ -88,6 +106,13 @@ export async function buildApp(platform: Platform, options: AppOptions = {}): Pr
     done(null, parsed);
   });
   await app.register(fastifyCookie);
+  const { maxFrameBytes, ...hubOptions } = options.realtime ?? {};
+  await app.register(fastifyWebsocket, { options: { maxPayload: maxFrameBytes ?? 64 * 1024 } });
+  const hub = new SocketHub(platform.bus, { ...hubOptions, openDatabase: async (name) => (await platform.database(name)).kysely });
+  app.decorate('realtime', hub);
+  // Which worker took a socket: for operators tracing a connection, and for the multi-worker test.
+  app.websocketServer.on('headers', (headers: string[]) => headers.push(`X-FF-Worker: ${hub.id}`));
+  app.addHook('onClose', () => hub.stop());
   const selector = new DatabaseSelector(platform.engine);
   const contextHook = apiContextHook(platform, selector);
   app.addHook('onRequest', async (req) => {
@@ -111,6 +136,8 @@ export async function buildApp(platform: Platform, options: AppOptions = {}): Pr
   registerWebPageRoutes(app, selector);
   registerSessionUserRoutes(app);
   registerMenuRoutes(app);
+  registerRealtimeSocketRoute(app, hub);
+  registerPresenceRoutes(app, platform.bus.presence);
   app.get('/health', async () => ({ status: 'ok' }));
   return app;
 }

@@ -7,6 +7,7 @@
  * 4. the `ff_db` cookie the web pages set from that choice (a browser's later requests),
  * 5. the only database, when there is exactly one.
  *
+ * The realtime socket takes `?db=` right after the header, as strictly (`SelectOptions.socket`).
  * Never the body. A choice of 3 or 4 naming no existing database does not count (a database
  * dropped since the cookie was set): the request falls through to 5, or to the refusal.
  */
@@ -34,6 +35,11 @@ export type DatabaseChoice =
 export interface SelectOptions {
   /** Honour `?db=` (the web pages only: an API URL never names its database). */
   query?: boolean;
+  /**
+   * The realtime socket (CONTRACTS C4): `?db=` comes right after the header and counts like it —
+   * malformed → 400, unknown → 404 — since a browser cannot set headers on a WebSocket.
+   */
+  socket?: boolean;
 }
 
 export class DatabaseSelector {
@@ -68,6 +74,11 @@ export class DatabaseSelector {
     if (header !== undefined) {
       if (Array.isArray(header)) throw new BadRequest('Send one X-DB-NAME header');
       return { name: assertValidDatabaseName(header), source: 'header' };
+    }
+    const asked = options.socket ? (req.query as Record<string, unknown> | undefined)?.db : undefined;
+    if (asked !== undefined) {
+      if (typeof asked !== 'string') throw new BadRequest('Send one db query parameter');
+      return { name: assertValidDatabaseName(asked), source: 'query' };
     }
     const label = (req.hostname ?? '').split('.')[0]?.toLowerCase() ?? '';
     const names = await this.list();

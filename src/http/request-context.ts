@@ -21,6 +21,7 @@ import { apiKeyGuard, sessionGuard, StaleCredential, type Principal, type Reques
 import { hashToken, resolveSession, verifyAccessToken } from '../auth/sessions.js';
 import type { TenantDatabase } from '../db/engine.js';
 import type { FileService } from '../files/file-service.js';
+import type { Bus } from '../realtime/bus.js';
 import { AccessError, AuthenticationError, DatabaseBusy } from '../errors.js';
 import { makeEnv, runInEnv, transaction, type TransactionOptions } from '../orm/env.js';
 import { settleGuard } from '../orm/execute-sql.js';
@@ -36,12 +37,16 @@ export interface RequestContext {
   registry: Registry;
   /** The platform's file storage, handed to the request's units of work. */
   files: FileService;
+  /** The platform's realtime bus, handed to the request's units of work (socket pushes). */
+  bus: Bus;
   uid: number;
   companyId: number | null;
   /** What the principal may do (groups, rights, rules, allowed companies). */
   access: AccessProfile;
   /** Who the credential stands for (its session, or its API key's service account). */
   principal: Principal;
+  /** The SHA-256 hash of the API key the request came with; null for a session. */
+  keyHash: string | null;
   /** Set when the credential is remembered: the database has yet to confirm it. */
   guard: RequestGuard | null;
   /** Resolves the credential again from the database (after the guard refused). */
@@ -57,6 +62,8 @@ declare module 'fastify' {
     unitOfWork?: boolean;
     /** A route outside `/api/` that still needs the credential resolved (`/auth/logout`, …). */
     authenticated?: boolean;
+    /** The realtime socket: `?db=` chooses the database after the header (a browser cannot set headers on a WebSocket). */
+    databaseFromQuery?: boolean;
   }
 }
 
@@ -79,7 +86,7 @@ export function bearerToken(req: FastifyRequest): string | null {
 export function apiContextHook(platform: Platform, selector: DatabaseSelector) {
   const remembered = new CredentialCache();
   return async (req: FastifyRequest): Promise<void> => {
-    const dbName = await selector.select(req);
+    const dbName = await selector.select(req, { socket: req.routeOptions.config?.databaseFromQuery === true });
     const db = await platform.database(dbName);
     let token: string | null = null;
     let tokenError: unknown = null;
@@ -115,7 +122,10 @@ export function apiContextHook(platform: Platform, selector: DatabaseSelector) {
           principal: state.principal, registryVersion: state.registryVersion, securityVersion: state.securityVersion, access,
         });
       }
-      return { dbName, db, registry, files: platform.files, uid, companyId, access, principal: state.principal, guard: null, resolveAgain: resolve };
+      return {
+        dbName, db, registry, files: platform.files, bus: platform.bus, uid, companyId, access, principal: state.principal, keyHash, guard: null,
+        resolveAgain: resolve,
+      };
     };
 
     const known = rememberAs && req.routeOptions.config?.unitOfWork ? remembered.get(dbName, rememberAs) : undefined;
@@ -123,7 +133,8 @@ export function apiContextHook(platform: Platform, selector: DatabaseSelector) {
     if (rememberAs && known && registry) {
       const { principal, registryVersion, securityVersion } = known;
       req.ff = {
-        dbName, db, registry: await registry, files: platform.files, uid: principal.uid, companyId: principal.companyId, access: known.access, principal,
+        dbName, db, registry: await registry, files: platform.files, bus: platform.bus, uid: principal.uid, companyId: principal.companyId,
+        access: known.access, principal, keyHash,
         guard: keyHash
           ? apiKeyGuard(keyHash, principal, registryVersion, securityVersion)
           : sessionGuard(principal, registryVersion, securityVersion),
@@ -140,7 +151,7 @@ export function apiContextHook(platform: Platform, selector: DatabaseSelector) {
 
 function envOptions(ctx: RequestContext): TransactionOptions {
   return {
-    uid: ctx.uid, companyId: ctx.companyId, companyIds: [...ctx.access.companyIds], access: ctx.access, guard: ctx.guard, files: ctx.files,
+    uid: ctx.uid, companyId: ctx.companyId, companyIds: [...ctx.access.companyIds], access: ctx.access, guard: ctx.guard, files: ctx.files, bus: ctx.bus,
   };
 }
 
@@ -160,6 +171,15 @@ export function readOnlyWork<T>(req: FastifyRequest, fn: () => Promise<T>): Prom
     await flushAssignments(); // a field model code assigned while computing is not lost
     return value;
   }));
+}
+
+/**
+ * Runs a read-only `fn` as the principal of a long-lived connection (the realtime socket), with
+ * its credential and rights resolved afresh from the database: revoked since → `AuthenticationError`.
+ */
+export async function readAsNow<T>(ctx: RequestContext, fn: () => Promise<T>): Promise<T> {
+  const fresh = await ctx.resolveAgain();
+  return runInEnv(makeEnv(fresh.db, fresh.registry, fresh.db.kysely, envOptions(fresh)), fn);
 }
 
 /**

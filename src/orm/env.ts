@@ -15,6 +15,7 @@ import { DatabaseBusy } from '../errors.js';
 import { flushAssignments } from './flush-assignments.js';
 import { PendingWrites } from './pending-writes.js';
 import type { FileService } from '../files/file-service.js';
+import type { Bus } from '../realtime/bus.js';
 import type { Registry } from './registry.js';
 
 export interface Env {
@@ -39,6 +40,8 @@ export interface Env {
   readonly pendingWrites: PendingWrites;
   /** The file storage of the platform running this unit of work (null: none, e.g. a bare test env). */
   readonly files: FileService | null;
+  /** The realtime bus of the platform (socket pushes, `realtime/send.ts`); null: pushes go nowhere (install, CLI). */
+  readonly bus: Bus | null;
 }
 
 const storage = new AsyncLocalStorage<Env>();
@@ -84,6 +87,7 @@ export function makeEnv(
     guard: options.guard ?? null,
     pendingWrites: new PendingWrites(),
     files: options.files ?? null,
+    bus: options.bus ?? null,
   };
 }
 
@@ -96,6 +100,7 @@ export interface TransactionOptions {
   access?: AccessProfile | null;
   guard?: RequestGuard | null;
   files?: FileService | null;
+  bus?: Bus | null;
 }
 
 /**

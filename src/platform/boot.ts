@@ -1,10 +1,15 @@
-/** Builds the platform from settings: the engine they select and the module catalog. */
+/**
+ * Builds the platform from settings: the engine they select, the module catalog, and the realtime
+ * bus (Redis pub/sub with `REDIS_URL`, connected on first use; in-process otherwise).
+ */
 import { resolveSecret } from '../config/secret.js';
 import { createEngine } from '../db/create-engine.js';
 import { moduleRoots, type Settings } from '../config/settings.js';
 import { ModuleCatalog } from '../modules/module-catalog.js';
 import { Platform } from './platform.js';
 import { fileServiceFromSettings } from '../files/filestore-config.js';
+import { InProcessBus } from '../realtime/in-process-bus.js';
+import { RedisBus } from '../realtime/redis-bus.js';
 
 export async function bootPlatform(settings: Settings): Promise<Platform> {
   const engine = createEngine({
@@ -12,5 +17,6 @@ export async function bootPlatform(settings: Settings): Promise<Platform> {
     statementTimeoutMs: settings.statementTimeoutMs, lockTimeoutMs: settings.lockTimeoutMs,
   });
   const secret = await resolveSecret(settings.secret, settings.dataDir);
-  return new Platform(engine, await ModuleCatalog.scan(moduleRoots(settings)), secret, fileServiceFromSettings(settings));
+  const bus = settings.redisUrl ? new RedisBus(settings.redisUrl, settings.redisPrefix) : new InProcessBus();
+  return new Platform(engine, await ModuleCatalog.scan(moduleRoots(settings)), secret, fileServiceFromSettings(settings), bus);
 }

@@ -1,6 +1,6 @@
 /**
- * A platform: the storage engine, the module catalog, the file storage and, per database, the
- * composed registry. A database's registry is rebuilt when its registry version moves (another
+ * A platform: the storage engine, the module catalog, the file storage, the realtime bus and, per
+ * database, the composed registry. A database's registry is rebuilt when its registry version moves (another
  * worker installed or upgraded a module), so every worker serves the same models. Everything a
  * unit of work needs from it (database, registry, files) is handed to the unit of work's
  * environment; nothing of it is process-wide, so several platforms may share a process.
@@ -17,6 +17,8 @@ import type { ModuleCatalog } from '../modules/module-catalog.js';
 import { transaction, type TransactionOptions } from '../orm/env.js';
 import type { Registry } from '../orm/registry.js';
 import { PdfEngine } from '../reports/pdf-engine.js';
+import type { Bus } from '../realtime/bus.js';
+import { InProcessBus } from '../realtime/in-process-bus.js';
 
 interface CachedRegistry {
   version: number;
@@ -36,6 +38,8 @@ export class Platform {
     readonly secret: string = randomBytes(32).toString('base64url'),
     /** The file storage; read from the environment's settings on first use when not given (tests). */
     files: FileService | null = null,
+    /** Socket pushes and presence between workers (`realtime/bus.ts`); in-process by default (one worker, tests). */
+    readonly bus: Bus = new InProcessBus(),
   ) {
     this.#files = files;
     // A database dropped here or found gone by the engine (another process dropped it) takes its
@@ -82,7 +86,7 @@ export class Platform {
   async run<T>(name: string, options: TransactionOptions, fn: () => Promise<T>): Promise<T> {
     const db = await this.database(name);
     const registry = await this.registry(name);
-    return transaction(db, registry, { su: options.uid === undefined, files: this.files, ...options }, fn);
+    return transaction(db, registry, { su: options.uid === undefined, files: this.files, bus: this.bus, ...options }, fn);
   }
 
   forget(name: string): void {
@@ -91,6 +95,7 @@ export class Platform {
 
   async close(): Promise<void> {
     await this.pdf.close();
+    await this.bus.close();
     await this.engine.close();
   }
 }

@@ -81,7 +81,7 @@ const auth: Record<string, string | undefined> = {};
 /** What the rule principals get: a record route answers 404; a list route 200 without the record. */
 type RuleExpectation =
   | { status: 200; check: (body: Json) => void }
-  | { status: 403 | 404; error: 'AccessError' | 'NotFound' };
+  | { status: 400 | 403 | 404; error: 'BadRequest' | 'AccessError' | 'NotFound' };
 
 interface Endpoint {
   /** The route as Fastify registers it: `METHOD /path/:param`. */
@@ -96,9 +96,11 @@ interface Endpoint {
    * What a principal without the model right gets; 403 AccessError unless said otherwise (a 200
    * for routes every signed-in principal may use, whose answer the check narrows).
    */
-  withoutRight?: { status: 403 | 404; error: 'AccessError' | 'NotFound' } | { status: 200; check: (body: Json) => void };
+  withoutRight?: { status: 400 | 403 | 404; error: 'BadRequest' | 'AccessError' | 'NotFound' } | { status: 200; check: (body: Json) => void };
   /** Control column: as the administrator the request succeeds; checks what it did. */
   control: (res: LightMyRequestResponse) => Promise<void>;
+  /** The control column's status when not 200 (the socket route answers a plain GET 400 even to the administrator). */
+  controlStatus?: number;
 }
 
 const taskNames = (rows: { name?: string; display_name?: string }[]) => rows.map((r) => r.name ?? r.display_name);
@@ -292,6 +294,28 @@ const ENDPOINTS: Endpoint[] = [
     },
     async control(res) {
       expect(res.json()).toMatchObject({ dry_run: true, valid: true, success: true, summary: { would_update: 2, errors: 0 } });
+    },
+  },
+  {
+    // The realtime socket (CONTRACTS C4): a plain GET without the upgrade is a 400 for anyone
+    // authenticated; refusals of the upgrade itself are proven over real sockets in test/realtime/.
+    route: 'GET /api/ws', method: 'GET',
+    url: () => '/api/ws',
+    underRule: { status: 400, error: 'BadRequest' },
+    withoutRight: { status: 400, error: 'BadRequest' },
+    controlStatus: 400,
+    async control(res) {
+      expect(res.json()).toEqual({ detail: expect.stringContaining('Upgrade: websocket'), error: 'BadRequest' });
+    },
+  },
+  {
+    // Presence: any signed-in principal may read it; nobody is online during the matrix.
+    route: 'GET /api/chat/presence', method: 'GET',
+    url: () => '/api/chat/presence',
+    underRule: { status: 200, check: (body) => expect(body).toEqual([]) },
+    withoutRight: { status: 200, check: (body) => expect(body).toEqual([]) },
+    async control(res) {
+      expect(res.json()).toEqual([]);
     },
   },
   {
@@ -769,7 +793,7 @@ describe('after the matrix', () => {
   // and do what they say, so the requests above were ones that would have written.
   it.each(ENDPOINTS.map((e) => [e.route, e] as const))('%s × administrator (control) succeeds', async (route, endpoint) => {
     const res = await call(endpoint, `Bearer ${t.apiKey}`);
-    expect(res.statusCode, `${route} × administrator: ${res.body}`).toBe(200);
+    expect(res.statusCode, `${route} × administrator: ${res.body}`).toBe(endpoint.controlStatus ?? 200);
     await endpoint.control(res);
   });
 });

@@ -3,12 +3,19 @@
  * each batch completes, read back by `GET /api/import-progress/{progress_id}` by the user who
  * started the import only (another user gets the same 404 as an unknown id).
  *
- * Kept in this worker's memory: a poll reaching another worker of a multi-worker deployment sees
- * nothing (404) — a documented limitation until the socket issue (C4) carries progress frames, or a
- * shared store (Redis, which the platform does not open yet) holds it. Entries expire an hour after
+ * Each change is also pushed at once — not after commit: the import's transaction is still
+ * running — to the importing user's sockets on every worker as `{type: 'realtime_data', data:
+ * {event: 'import_progress', progress_id, model, done, total}}` (CONTRACTS C4), which is how a
+ * multi-worker deployment follows an import. The polled answer is kept in this worker's memory: a
+ * poll reaching another worker sees nothing (404). Entries expire an hour after
  * their last change, and the store holds at most `MAX_ENTRIES` (the oldest go first), so polling
  * clients cannot grow it without bound.
  */
+import { sendNow } from '../../realtime/send.js';
+
+/** An import with a progress id reports at least every this many records (CONTRACTS C4). */
+export const PROGRESS_EVERY = 1_000;
+
 export interface ImportProgress {
   done: number;
   total: number;
@@ -49,6 +56,12 @@ export function setProgress(owner: ProgressOwner, progressId: string, progress: 
   entries.delete(k); // re-inserted last: the Map stays ordered by last change
   entries.set(k, { progress: { ...progress }, touched: now });
   sweep(now);
+}
+
+/** Records the progress and pushes it to the owner's sockets now (inside the import's transaction). */
+export function reportProgress(owner: ProgressOwner, progressId: string, model: string, progress: ImportProgress): void {
+  setProgress(owner, progressId, progress);
+  sendNow(owner.uid, { type: 'realtime_data', data: { event: 'import_progress', progress_id: progressId, model, ...progress } });
 }
 
 /** The progress `owner` recorded under `progressId`, or null (unknown, expired, or someone else's). */

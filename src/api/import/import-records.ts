@@ -25,7 +25,7 @@ import type { ModelMeta } from '../../orm/model-meta.js';
 import { currencyOf } from '../../orm/write/monetary-rounding.js';
 import { writeBatch, type BatchItem } from './import-batches.js';
 import { readColumns, readMatchFields, type ImportColumns, type ValueColumn } from './import-columns.js';
-import { setProgress, type ProgressOwner } from './import-progress.js';
+import { PROGRESS_EVERY, reportProgress, type ProgressOwner } from './import-progress.js';
 import { parseImportRequest } from './import-request.js';
 import { cellError, readRows, type ImportedRecord, type RowError } from './import-rows.js';
 import { matchRecords } from './record-matcher.js';
@@ -69,7 +69,7 @@ export async function importRecords(meta: ModelMeta, body: unknown, options: Imp
   const { records, orphanErrors } = readRows(request.data, columns, request.dateFormat);
   const total = records.length;
   const progress = (done: number) => {
-    if (request.progressId && options.progressOwner) setProgress(options.progressOwner, request.progressId, { done, total });
+    if (request.progressId && options.progressOwner) reportProgress(options.progressOwner, request.progressId, meta.name, { done, total });
   };
   progress(0);
   const errors: RowError[] = [...orphanErrors];
@@ -77,7 +77,9 @@ export async function importRecords(meta: ModelMeta, body: unknown, options: Imp
 
   const run = async () => {
     let done = 0;
-    for (const batch of batches(meta, records, options.batchRecords ?? BATCH_RECORDS)) {
+    // With a progress id, batches are small enough for the socket to hear of every PROGRESS_EVERY rows.
+    const batchRecords = Math.min(options.batchRecords ?? BATCH_RECORDS, request.progressId ? PROGRESS_EVERY : Infinity);
+    for (const batch of batches(meta, records, batchRecords)) {
       await resolveRelations(batch);
       const valid = batch.filter((r) => !r.errors.length);
       const matches = await matchRecords(meta, valid, matchFields, 'id');

@@ -1,0 +1,67 @@
+/**
+ * The realtime bus (CONTRACTS C4 "Delivery"): how a frame for a user reaches the worker holding
+ * the user's sockets, and where presence lives. Two adapters: in-process (one worker,
+ * `in-process-bus.ts`) and Redis pub/sub (`REDIS_URL`, `redis-bus.ts`). The platform owns one;
+ * each worker's socket hub subscribes to it.
+ *
+ * `publish` never throws and never returns a promise: a push is fire-and-forget, so a write or a
+ * request never waits for it or fails because of it (a failure is logged by the adapter).
+ */
+
+/** Who receives a frame, within one database. */
+export type Recipients =
+  /** Every socket of this user (its tabs, on any worker). */
+  | { readonly user: number }
+  /** Every socket of a person (a session, not an API key) other than this user's (presence). */
+  | { readonly peopleExcept: number };
+
+/** One push: a frame for some sockets of one database. */
+export interface BusMessage {
+  readonly db: string;
+  readonly to: Recipients;
+  /** The frame as sent to the client, `{type, data}`. */
+  readonly frame: ServerFrame;
+}
+
+/** A server → client frame (C4). */
+export interface ServerFrame {
+  readonly type: 'realtime_data' | 'notification' | 'activity_update' | 'error';
+  readonly data: Readonly<Record<string, unknown>>;
+}
+
+export type BusListener = (message: BusMessage) => void;
+
+export interface Bus {
+  /** Sends `message` to every subscribed worker (this one included); never throws. */
+  publish(message: BusMessage): void;
+  /**
+   * Calls `listener` with every message of a database `wants(db)` answers true for (a worker asks
+   * only for databases it holds sockets of, so it skips the others before parsing them).
+   * Returns the unsubscribe function.
+   */
+  subscribe(listener: BusListener, wants: (db: string) => boolean): () => void;
+  readonly presence: PresenceStore;
+  close(): Promise<void>;
+}
+
+/** One socket's presence entry: its user and a key unique across workers. */
+export interface PresenceEntry {
+  readonly uid: number;
+  readonly socket: string;
+}
+
+/**
+ * Who is online, per database (spec §6.2): a user is online while any of their person sockets,
+ * on any worker, was touched less than its lifetime ago. Transitions are answered exactly once
+ * across workers, so each is pushed once.
+ */
+export interface PresenceStore {
+  /** Marks the sockets alive for `ttlMs` from now; answers the users that were offline before. */
+  touch(db: string, entries: readonly PresenceEntry[], ttlMs: number): Promise<number[]>;
+  /** Forgets a socket; answers true when its user has no live socket left (went offline now). */
+  leave(db: string, entry: PresenceEntry): Promise<boolean>;
+  /** Users whose every socket's lifetime ran out, each answered once (then offline). */
+  lapse(db: string): Promise<number[]>;
+  /** The online users, ascending. */
+  online(db: string): Promise<number[]>;
+}

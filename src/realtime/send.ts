@@ -1,0 +1,77 @@
+/**
+ * Pushing frames to a user's sockets from server code (CONTRACTS C4 "Sending from module code").
+ * Each push is queued on the current unit of work and published once its transaction commits —
+ * a rolled-back write pushes nothing — or at once outside a transaction (a read-only request, a
+ * script). Publishing is fire-and-forget: the commit never waits for it and never fails by it.
+ * The database is the current environment's, so a push cannot reach another database's sockets.
+ *
+ * ```ts
+ * import { send_notification } from 'fieldforge';
+ * send_notification(order.salesperson_id, { title: 'Order confirmed', message: order.name, icon: 'check' });
+ * ```
+ */
+import { currentEnv, type Env } from '../orm/env.js';
+import type { ServerFrame } from './bus.js';
+
+/** A plain toast (spec §6.1). */
+export interface NotificationPayload {
+  title: string;
+  message: string;
+  icon?: string;
+}
+
+/** Shows a toast on every socket of `user_id` once the current transaction commits. */
+export function send_notification(user_id: number, notification: NotificationPayload): void {
+  const { title, message, icon } = notification ?? ({} as NotificationPayload);
+  if (typeof title !== 'string' || typeof message !== 'string' || (icon !== undefined && typeof icon !== 'string')) {
+    throw new TypeError('send_notification(user_id, {title, message, icon?}): title and message must be strings');
+  }
+  afterCommit(user_id, { type: 'notification', data: icon === undefined ? { title, message } : { title, message, icon } });
+}
+
+/**
+ * Sends an in-app notification frame (`activity_update`, spec §6.1) to every socket of `user_id`
+ * once the current transaction commits; `kind` is `message` unless the payload says otherwise.
+ */
+export function send_activity_update(user_id: number, payload: Record<string, unknown>): void {
+  if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) {
+    throw new TypeError('send_activity_update(user_id, payload): payload must be an object');
+  }
+  afterCommit(user_id, { type: 'activity_update', data: { kind: 'message', ...payload } });
+}
+
+/**
+ * Sends `{type: 'realtime_data', data: {event, ...data}}` to every socket of `user_id` once the
+ * current transaction commits — client actions are `send_realtime(uid, 'client_action', {action})`.
+ */
+export function send_realtime(user_id: number, event: string, data: Record<string, unknown> = {}): void {
+  if (typeof event !== 'string' || !event) throw new TypeError('send_realtime(user_id, event, data): event must be a non-empty string');
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new TypeError('send_realtime(user_id, event, data): data must be an object');
+  afterCommit(user_id, { type: 'realtime_data', data: { ...data, event } });
+}
+
+/**
+ * Publishes now, even inside a transaction: for frames about work in progress, not about data it
+ * wrote (import progress), which must reach the client while the transaction still runs.
+ */
+export function sendNow(user_id: number, frame: ServerFrame): void {
+  const env = currentEnv();
+  publish(env, checkedUser(user_id), frame);
+}
+
+function afterCommit(user_id: number, frame: ServerFrame): void {
+  const env = currentEnv();
+  const uid = checkedUser(user_id);
+  if (env.trx.isTransaction) env.afterCommit.push(() => publish(env, uid, frame));
+  else publish(env, uid, frame);
+}
+
+/** Not awaited by anyone: the bus delivers later and logs its own failures. */
+function publish(env: Env, uid: number, frame: ServerFrame): void {
+  env.bus?.publish({ db: env.db.name, to: { user: uid }, frame });
+}
+
+function checkedUser(user_id: unknown): number {
+  if (!Number.isSafeInteger(user_id) || (user_id as number) <= 0) throw new TypeError(`user_id must be a User id, got ${String(user_id)}`);
+  return user_id as number;
+}

@@ -1,0 +1,301 @@
+/**
+ * A worker's sockets of the main realtime endpoint (CONTRACTS C4), by database and user: it
+ * registers a socket once its upgrade is authenticated, answers its frames, delivers what the
+ * bus brings, and keeps presence. One sweep per worker every `checkIntervalMs`, never a timer per
+ * socket, does the periodic work of every socket at once, per database:
+ *
+ * * the credential re-check: one query for all the database's sockets (`auth/live-credentials.ts`);
+ *   a revoked key or session, a sign-out or a deactivated user closes its sockets with 4001;
+ * * presence: the heartbeats received since the last sweep refresh their sockets' lifetime in one
+ *   call, and users whose sockets all lapsed are pushed offline;
+ * * every `pingIntervalMs`, a WebSocket ping, and peers that did not answer the last are dropped.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { RawData, WebSocket } from 'ws';
+import { liveCredentials } from '../auth/live-credentials.js';
+import { AuthenticationError } from '../errors.js';
+import type { Bus, BusMessage, PresenceEntry, ServerFrame } from './bus.js';
+import { parseClientFrame } from './client-frames.js';
+import { CLOSE_REVOKED, SocketClient, type FloodLimits, type SocketOwner } from './socket-client.js';
+import { WatchRegistry } from './watch-registry.js';
+
+export interface HubOptions {
+  /** A database's connection pool, for the credential re-check. */
+  openDatabase(name: string): Promise<Kysely<any>>;
+  /** Frames a second per socket before it counts as flooding (`FF_WS_RATE`, 50). */
+  framesPerSecond?: number;
+  /** Seconds of flooding in a row before the socket is closed with 1008 (`FF_WS_FLOOD_SECONDS`, 3). */
+  floodSeconds?: number;
+  /** How often the sweep runs (credential re-check, presence), ms (2,000: revocation closes within 5 s). */
+  checkIntervalMs?: number;
+  /** Presence lifetime of a socket without heartbeat, ms (spec §6.2: about 35 s). */
+  presenceTtlMs?: number;
+  /** WebSocket ping interval, ms (30 s); a peer that misses one is dropped. */
+  pingIntervalMs?: number;
+  /** Most records one socket may watch at once. */
+  maxWatches?: number;
+  /** Most bytes waiting to be sent to one socket before it is closed (1013). */
+  maxBacklogBytes?: number;
+}
+
+interface DatabaseSockets {
+  readonly all: Set<SocketClient>;
+  readonly byUser: Map<number, Set<SocketClient>>;
+  readonly watches: WatchRegistry;
+}
+
+/** A frame of the realtime_data type. */
+export function realtimeFrame(event: string, data: Record<string, unknown>): ServerFrame {
+  return { type: 'realtime_data', data: { event, ...data } };
+}
+
+export class SocketHub {
+  /** This worker's mark, unique across workers (socket keys; the upgrade's `X-FF-Worker` header). */
+  readonly id = randomBytes(6).toString('hex');
+  #seq = 0;
+  readonly #databases = new Map<string, DatabaseSockets>();
+  readonly #limits: FloodLimits;
+  readonly #checkMs: number;
+  readonly #ttlMs: number;
+  readonly #pingMs: number;
+  readonly #maxWatches: number;
+  readonly #maxBacklog: number;
+  readonly #unsubscribe: () => void;
+  #timer: NodeJS.Timeout | null = null;
+  #sweeping = false;
+  #pingedAt = Date.now();
+  /** Presence work still under way (a socket leaving), awaited on shutdown. */
+  readonly #pending = new Set<Promise<unknown>>();
+
+  constructor(private readonly bus: Bus, private readonly options: HubOptions) {
+    this.#limits = { framesPerSecond: options.framesPerSecond ?? 50, seconds: options.floodSeconds ?? 3 };
+    this.#checkMs = options.checkIntervalMs ?? 2_000;
+    this.#ttlMs = options.presenceTtlMs ?? 35_000;
+    this.#pingMs = options.pingIntervalMs ?? 30_000;
+    this.#maxWatches = options.maxWatches ?? 1_000;
+    this.#maxBacklog = options.maxBacklogBytes ?? 1024 * 1024;
+    this.#unsubscribe = bus.subscribe((m) => this.#deliver(m), (db) => this.#databases.has(db));
+  }
+
+  /**
+   * Takes an authenticated socket: presence first (a person is online before anyone hears of
+   * it), then registration and `hello` in one step, so `hello` is the first frame it receives.
+   */
+  async connect(ws: WebSocket, owner: SocketOwner): Promise<void> {
+    const client = new SocketClient(ws, owner, `${this.id}:${++this.#seq}`);
+    let registered: () => void = () => undefined;
+    client.queue = new Promise<void>((resolve) => (registered = resolve));
+    ws.on('message', (data, isBinary) => this.#receive(client, data, isBinary));
+    ws.on('pong', () => (client.alive = true));
+    ws.on('close', () => this.#track(this.#disconnect(client)));
+    if (client.isPerson) {
+      const cameOnline = await this.#presence(() => this.bus.presence.touch(owner.db, [entryOf(client)], this.#ttlMs), []);
+      for (const uid of cameOnline) this.#publishPresence(owner.db, uid, true);
+    }
+    if (ws.readyState !== ws.OPEN) {
+      client.closed = true;
+      if (client.isPerson) this.#track(this.#leave(client));
+      return;
+    }
+    this.#register(client);
+    client.sendFrame(realtimeFrame('hello', { user_id: owner.uid, db: owner.db }));
+    registered();
+    this.#timer ??= setInterval(() => void this.#sweep(), this.#checkMs).unref();
+  }
+
+  /** The sockets watching a record on this worker (CONTRACTS C4 record-changed pings). */
+  watchersOf(db: string, model: string, id: number): ReadonlySet<SocketClient> {
+    return this.#databases.get(db)?.watches.of(model, id) ?? EMPTY;
+  }
+
+  /** True when some socket of this worker watches a record of `db`. */
+  hasWatchers(db: string): boolean {
+    return (this.#databases.get(db)?.watches.size ?? 0) > 0;
+  }
+
+  /** Open sockets on this worker (all databases). */
+  get size(): number {
+    let n = 0;
+    for (const d of this.#databases.values()) n += d.all.size;
+    return n;
+  }
+
+  /** Closes every socket (1001) and waits, briefly, for their presence to be cleared. */
+  async stop(): Promise<void> {
+    this.#unsubscribe();
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = null;
+    for (const d of this.#databases.values()) for (const c of d.all) c.close(1001, 'Server shutting down');
+    await Promise.race([Promise.allSettled([...this.#pending]), new Promise((r) => setTimeout(r, 1_000).unref())]);
+  }
+
+  #register(client: SocketClient): void {
+    const { db, uid } = client.owner;
+    let d = this.#databases.get(db);
+    if (!d) this.#databases.set(db, (d = { all: new Set(), byUser: new Map(), watches: new WatchRegistry() }));
+    d.all.add(client);
+    let mine = d.byUser.get(uid);
+    if (!mine) d.byUser.set(uid, (mine = new Set()));
+    mine.add(client);
+  }
+
+  async #disconnect(client: SocketClient): Promise<void> {
+    client.closed = true;
+    const { db, uid } = client.owner;
+    const d = this.#databases.get(db);
+    if (!d?.all.delete(client)) return; // never registered (closed during its upgrade)
+    d.watches.forget(client);
+    const mine = d.byUser.get(uid);
+    mine?.delete(client);
+    if (mine && !mine.size) d.byUser.delete(uid);
+    if (!d.all.size) this.#databases.delete(db);
+    if (client.isPerson) await this.#leave(client);
+  }
+
+  async #leave(client: SocketClient): Promise<void> {
+    const wentOffline = await this.#presence(() => this.bus.presence.leave(client.owner.db, entryOf(client)), false);
+    if (wentOffline) this.#publishPresence(client.owner.db, client.owner.uid, false);
+  }
+
+  #receive(client: SocketClient, data: RawData, isBinary: boolean): void {
+    const now = Date.now();
+    if (client.closed || !client.admit(this.#limits, now)) return;
+    if (isBinary) return this.#refuse(client, 'Frames are JSON text, not binary');
+    const frame = parseClientFrame(data.toString());
+    if ('error' in frame) return this.#refuse(client, frame.error);
+    switch (frame.type) {
+      case 'heartbeat':
+        client.heartbeatAt = now;
+        return;
+      case 'watch':
+      case 'unwatch': {
+        const { type, model, id } = frame;
+        client.queue = client.queue.then(() => (type === 'watch' ? this.#watch(client, model, id) : this.#unwatch(client, model, id)));
+        return;
+      }
+    }
+  }
+
+  async #watch(client: SocketClient, model: string, id: number): Promise<void> {
+    if (client.closed) return;
+    if (client.watches.size >= this.#maxWatches && !client.watches.has(`${model}:${id}`)) {
+      return this.#refuse(client, `A socket may watch at most ${this.#maxWatches} records`);
+    }
+    try {
+      await client.owner.assertReadable(model, id);
+    } catch (err) {
+      if (err instanceof AuthenticationError) return client.close(CLOSE_REVOKED, 'Credential revoked');
+      return this.#refuse(client, `Cannot watch ${model} ${id}: ${(err as Error).message}`);
+    }
+    if (!client.closed) this.#databases.get(client.owner.db)?.watches.add(client, model, id);
+  }
+
+  async #unwatch(client: SocketClient, model: string, id: number): Promise<void> {
+    this.#databases.get(client.owner.db)?.watches.remove(client, model, id);
+  }
+
+  #refuse(client: SocketClient, detail: string): void {
+    client.sendFrame({ type: 'error', data: { detail } });
+  }
+
+  #deliver(message: BusMessage): void {
+    const d = this.#databases.get(message.db);
+    if (!d) return;
+    let text: string | undefined;
+    const send = (c: SocketClient) => c.send((text ??= JSON.stringify(message.frame)), this.#maxBacklog);
+    const to = message.to;
+    if ('user' in to) {
+      for (const c of d.byUser.get(to.user) ?? EMPTY) send(c);
+    } else if ('peopleExcept' in to) {
+      for (const c of d.all) if (c.isPerson && c.owner.uid !== to.peopleExcept) send(c);
+    }
+  }
+
+  #publishPresence(db: string, uid: number, online: boolean): void {
+    this.bus.publish({ db, to: { peopleExcept: uid }, frame: realtimeFrame('presence', { user_id: uid, online }) });
+  }
+
+  async #sweep(): Promise<void> {
+    if (this.#sweeping) return;
+    this.#sweeping = true;
+    try {
+      if (!this.#databases.size && this.#timer) {
+        clearInterval(this.#timer);
+        this.#timer = null;
+        return;
+      }
+      const now = Date.now();
+      const ping = now - this.#pingedAt >= this.#pingMs;
+      if (ping) this.#pingedAt = now;
+      await Promise.all([...this.#databases].map(([db, d]) => this.#sweepDatabase(db, d, ping)));
+    } finally {
+      this.#sweeping = false;
+    }
+  }
+
+  async #sweepDatabase(db: string, d: DatabaseSockets, ping: boolean): Promise<void> {
+    const clients = [...d.all];
+    if (ping) {
+      for (const c of clients) {
+        if (!c.alive) {
+          c.ws.terminate();
+          continue;
+        }
+        c.alive = false;
+        c.ws.ping();
+      }
+    }
+    await Promise.all([this.#recheckCredentials(db, clients), this.#refreshPresence(db, clients)]);
+  }
+
+  async #recheckCredentials(db: string, clients: SocketClient[]): Promise<void> {
+    const sessions = new Set<number>();
+    const keys = new Set<string>();
+    for (const c of clients) {
+      if (c.owner.sessionId !== null) sessions.add(c.owner.sessionId);
+      if (c.owner.keyHash !== null) keys.add(c.owner.keyHash);
+    }
+    let live;
+    try {
+      live = await liveCredentials(await this.options.openDatabase(db), [...sessions], [...keys]);
+    } catch (err) {
+      console.error(`realtime: credential re-check of database '${db}' failed: ${(err as Error).message}`);
+      return;
+    }
+    for (const c of clients) {
+      const { sessionId, keyHash } = c.owner;
+      const holds = sessionId !== null ? live.sessions.has(sessionId) : keyHash !== null && live.keyHashes.has(keyHash);
+      if (!holds) c.close(CLOSE_REVOKED, 'Credential revoked');
+    }
+  }
+
+  async #refreshPresence(db: string, clients: SocketClient[]): Promise<void> {
+    const heard = clients.filter((c) => c.isPerson && !c.closed && c.heartbeatAt > c.touchedAt);
+    for (const c of heard) c.touchedAt = c.heartbeatAt;
+    const cameOnline = await this.#presence(() => this.bus.presence.touch(db, heard.map(entryOf), this.#ttlMs), []);
+    for (const uid of cameOnline) this.#publishPresence(db, uid, true);
+    const wentOffline = await this.#presence(() => this.bus.presence.lapse(db), []);
+    for (const uid of wentOffline) this.#publishPresence(db, uid, false);
+  }
+
+  /** Presence is best effort: with Redis away it is rebuilt from the heartbeats after it returns. */
+  async #presence<T>(work: () => Promise<T>, fallback: T): Promise<T> {
+    try {
+      return await work();
+    } catch {
+      return fallback; // the bus logs its own connection failures
+    }
+  }
+
+  #track(work: Promise<unknown>): void {
+    this.#pending.add(work);
+    void work.finally(() => this.#pending.delete(work));
+  }
+}
+
+const EMPTY: ReadonlySet<SocketClient> = new Set();
+
+function entryOf(c: SocketClient): PresenceEntry {
+  return { uid: c.owner.uid, socket: c.key };
+}
