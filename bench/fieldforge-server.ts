@@ -6,6 +6,7 @@
  * - `GET /__cpu`: this process's CPU time (process.cpuUsage), the number of SQL statements the
  *   benchmark database (BENCH_DB) has executed and the number of `/api/` requests received so far;
  * - `POST /__trace/start`, `POST /__trace/stop`: the SQL text of the statements run in between;
+ * - `POST /__gc`: a full garbage collection when started with `--expose-gc`;
  * - `POST /__prof/start`, `POST /__prof/stop`: a V8 CPU profile of the time in between (in-process
  *   inspector), returned as JSON.
  *
@@ -58,6 +59,11 @@ function post<T>(method: string, params: Record<string, unknown> = {}): Promise<
     session!.post(method, params, (err, result) => (err ? reject(err) : resolve(result as T)));
   });
 }
+// A full collection, so resident memory can be compared (the bench starts this with --expose-gc).
+app.post('/__gc', async () => {
+  (globalThis as { gc?: () => void }).gc?.();
+  return { ok: true };
+});
 app.post('/__prof/start', async () => {
   if (!session) {
     session = new Session();

@@ -1,0 +1,58 @@
+/**
+ * Benchmark servers in processes of their own: started with `node --import tsx <script>` (the
+ * script prints `{"ready":true,"port":…}` once listening), stopped with SIGTERM (SIGKILL after
+ * 3 s), and their memory read from /proc (Linux).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+export interface ServerProcess {
+  child: ChildProcess;
+  port: number;
+}
+
+/** Starts `script` (a path from the repository root) and waits for its ready line. */
+export async function startServerProcess(script: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<ServerProcess> {
+  const label = script.replace(/^bench\/|\.ts$/g, '');
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script], {
+    cwd: ROOT, env: { ...process.env, PORT: '0', NODE_ENV: 'production', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stderr!.on('data', (d: Buffer) => process.stderr.write(`[${label}] ${d}`));
+  const port = await new Promise<number>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`${label} did not start within 60 s`)), 60_000);
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const line = out.split('\n').find((l) => l.startsWith('{"ready"'));
+      if (line) {
+        clearTimeout(timer);
+        resolve((JSON.parse(line) as { port: number }).port);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${label} exited with ${code} before listening`));
+    });
+  });
+  return { child, port };
+}
+
+export async function stopServerProcess(server: ServerProcess): Promise<void> {
+  const { child } = server;
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 3_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** A process's resident set now and its peak so far, in KiB. */
+export function memoryOf(pid: number): { rss: number; hwm: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
+  return { rss: field('VmRSS'), hwm: field('VmHWM') };
+}
