@@ -6,7 +6,8 @@
  * PostgreSQL refuses every INSERT, UPDATE and DELETE — on the server and on PGlite alike — so a
  * write fails the call instead of happening. Called inside a unit of work that already has a
  * transaction, the work runs in a savepoint rolled back at the end instead (a transaction cannot
- * become read-only for a while and writable again).
+ * become read-only for a while and writable again). Nothing here is reported for record-changed
+ * pings either (no change feed): what it seemed to write never happened.
  */
 import { sql } from 'kysely';
 import { currentEnv, withEnv } from '../orm/env.js';
@@ -16,7 +17,7 @@ export async function readOnlyTransaction<T>(fn: () => Promise<T>): Promise<T> {
   if (env.trx.isTransaction) {
     await sql`SAVEPOINT ff_read_only`.execute(env.trx);
     try {
-      return await fn();
+      return await withEnv({ changeFeed: null }, fn);
     } finally {
       await sql`ROLLBACK TO SAVEPOINT ff_read_only`.execute(env.trx);
       await sql`RELEASE SAVEPOINT ff_read_only`.execute(env.trx);
@@ -26,6 +27,6 @@ export async function readOnlyTransaction<T>(fn: () => Promise<T>): Promise<T> {
     // Sent directly, not through runSql: it reads no data, so the request guard rides on the
     // work's first SELECT as usual instead of costing a statement of its own.
     await sql`SET TRANSACTION READ ONLY`.execute(trx);
-    return withEnv({ trx }, fn);
+    return withEnv({ trx, changeFeed: null }, fn);
   });
 }

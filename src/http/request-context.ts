@@ -24,6 +24,7 @@ import type { FileService } from '../files/file-service.js';
 import type { Bus } from '../realtime/bus.js';
 import { AccessError, AuthenticationError, DatabaseBusy } from '../errors.js';
 import { makeEnv, runInEnv, transaction, type TransactionOptions } from '../orm/env.js';
+import type { RecordChangeFeed } from '../orm/record-changes.js';
 import { settleGuard } from '../orm/execute-sql.js';
 import { flushAssignments } from '../orm/flush-assignments.js';
 import type { Registry } from '../orm/registry.js';
@@ -39,6 +40,8 @@ export interface RequestContext {
   files: FileService;
   /** The platform's realtime bus, handed to the request's units of work (socket pushes). */
   bus: Bus;
+  /** Where the request's units of work report the records they change (record-changed pings). */
+  changeFeed: RecordChangeFeed;
   uid: number;
   companyId: number | null;
   /** What the principal may do (groups, rights, rules, allowed companies). */
@@ -123,7 +126,7 @@ export function apiContextHook(platform: Platform, selector: DatabaseSelector) {
         });
       }
       return {
-        dbName, db, registry, files: platform.files, bus: platform.bus, uid, companyId, access, principal: state.principal, keyHash, guard: null,
+        dbName, db, registry, files: platform.files, bus: platform.bus, changeFeed: platform.changeFeed, uid, companyId, access, principal: state.principal, keyHash, guard: null,
         resolveAgain: resolve,
       };
     };
@@ -133,7 +136,7 @@ export function apiContextHook(platform: Platform, selector: DatabaseSelector) {
     if (rememberAs && known && registry) {
       const { principal, registryVersion, securityVersion } = known;
       req.ff = {
-        dbName, db, registry: await registry, files: platform.files, bus: platform.bus, uid: principal.uid, companyId: principal.companyId,
+        dbName, db, registry: await registry, files: platform.files, bus: platform.bus, changeFeed: platform.changeFeed, uid: principal.uid, companyId: principal.companyId,
         access: known.access, principal, keyHash,
         guard: keyHash
           ? apiKeyGuard(keyHash, principal, registryVersion, securityVersion)
@@ -152,7 +155,13 @@ export function apiContextHook(platform: Platform, selector: DatabaseSelector) {
 function envOptions(ctx: RequestContext): TransactionOptions {
   return {
     uid: ctx.uid, companyId: ctx.companyId, companyIds: [...ctx.access.companyIds], access: ctx.access, guard: ctx.guard, files: ctx.files, bus: ctx.bus,
+    changeFeed: ctx.changeFeed, sessionId: editingSession(ctx.principal),
   };
+}
+
+/** The session a person's request edits as (its sockets are not pinged about its writes); null for an API key. */
+function editingSession(principal: Principal): number | null {
+  return principal.serviceAccountId === null ? (principal.sessionId ?? null) : null;
 }
 
 /** Runs `fn` as the request's unit of work: one transaction, rolled back on any error. */

@@ -14,6 +14,7 @@ import { readPlatformState } from '../db/platform-state.js';
 import { DatabaseBusy } from '../errors.js';
 import { flushAssignments } from './flush-assignments.js';
 import { PendingWrites } from './pending-writes.js';
+import { RecordChanges, type RecordChangeFeed } from './record-changes.js';
 import type { FileService } from '../files/file-service.js';
 import type { Bus } from '../realtime/bus.js';
 import type { Registry } from './registry.js';
@@ -42,6 +43,12 @@ export interface Env {
   readonly files: FileService | null;
   /** The realtime bus of the platform (socket pushes, `realtime/send.ts`); null: pushes go nowhere (install, CLI). */
   readonly bus: Bus | null;
+  /** Where the records this unit of work changes are reported after commit (record-changed pings); null: nowhere. */
+  readonly changeFeed: RecordChangeFeed | null;
+  /** The records this unit of work changed directly, collected only while `changeFeed` says the database is watched. */
+  readonly recordChanges: RecordChanges;
+  /** The acting session (a person's request); null for an API key or the platform. */
+  readonly sessionId: number | null;
 }
 
 const storage = new AsyncLocalStorage<Env>();
@@ -88,6 +95,9 @@ export function makeEnv(
     pendingWrites: new PendingWrites(),
     files: options.files ?? null,
     bus: options.bus ?? null,
+    changeFeed: options.changeFeed ?? null,
+    recordChanges: new RecordChanges(),
+    sessionId: options.sessionId ?? null,
   };
 }
 
@@ -101,6 +111,8 @@ export interface TransactionOptions {
   guard?: RequestGuard | null;
   files?: FileService | null;
   bus?: Bus | null;
+  changeFeed?: RecordChangeFeed | null;
+  sessionId?: number | null;
 }
 
 /**

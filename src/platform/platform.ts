@@ -1,5 +1,6 @@
 /**
- * A platform: the storage engine, the module catalog, the file storage, the realtime bus and, per
+ * A platform: the storage engine, the module catalog, the file storage, the realtime bus (and the
+ * record-changed feed over it) and, per
  * database, the composed registry. A database's registry is rebuilt when its registry version moves (another
  * worker installed or upgraded a module), so every worker serves the same models. Everything a
  * unit of work needs from it (database, registry, files) is handed to the unit of work's
@@ -19,6 +20,8 @@ import type { Registry } from '../orm/registry.js';
 import { PdfEngine } from '../reports/pdf-engine.js';
 import type { Bus } from '../realtime/bus.js';
 import { InProcessBus } from '../realtime/in-process-bus.js';
+import { recordChangeFeed } from '../realtime/record-changed.js';
+import type { RecordChangeFeed } from '../orm/record-changes.js';
 
 interface CachedRegistry {
   version: number;
@@ -30,6 +33,8 @@ export class Platform {
   #files: FileService | null;
   /** Prints PDF reports: this platform's one headless Chromium, started on the first PDF (`reports/pdf-engine.ts`). */
   readonly pdf = new PdfEngine();
+  /** Where units of work report the records they change (record-changed pings over the bus). */
+  readonly changeFeed: RecordChangeFeed;
 
   constructor(
     readonly engine: Engine,
@@ -42,6 +47,7 @@ export class Platform {
     readonly bus: Bus = new InProcessBus(),
   ) {
     this.#files = files;
+    this.changeFeed = recordChangeFeed(bus);
     // A database dropped here or found gone by the engine (another process dropped it) takes its
     // registry with it: a new database of the same name may hold other modules.
     engine.onDatabaseGone((name) => this.forget(name));
@@ -86,7 +92,7 @@ export class Platform {
   async run<T>(name: string, options: TransactionOptions, fn: () => Promise<T>): Promise<T> {
     const db = await this.database(name);
     const registry = await this.registry(name);
-    return transaction(db, registry, { su: options.uid === undefined, files: this.files, bus: this.bus, ...options }, fn);
+    return transaction(db, registry, { su: options.uid === undefined, files: this.files, bus: this.bus, changeFeed: this.changeFeed, ...options }, fn);
   }
 
   forget(name: string): void {

@@ -7,13 +7,28 @@
  * `publish` never throws and never returns a promise: a push is fire-and-forget, so a write or a
  * request never waits for it or fails because of it (a failure is logged by the adapter).
  */
+import type { WatchGate } from './watch-gate.js';
 
 /** Who receives a frame, within one database. */
 export type Recipients =
   /** Every socket of this user (its tabs, on any worker). */
   | { readonly user: number }
   /** Every socket of a person (a session, not an API key) other than this user's (presence). */
-  | { readonly peopleExcept: number };
+  | { readonly peopleExcept: number }
+  /**
+   * The sockets watching each of these records, except those of the editing session (record-changed
+   * pings, `record-changed.ts`): each watcher of a record gets `frame` with the record's own
+   * `model`, `id`, `fields` and `updated_date` added to its data. Many records travel as one message.
+   */
+  | { readonly watchers: readonly WatchedChange[]; readonly exceptSession: number | null };
+
+/** One changed record of a record-changed message. */
+export interface WatchedChange {
+  readonly model: string;
+  readonly id: number;
+  readonly fields: readonly string[];
+  readonly updated_date: string;
+}
 
 /** One push: a frame for some sockets of one database. */
 export interface BusMessage {
@@ -41,6 +56,8 @@ export interface Bus {
    */
   subscribe(listener: BusListener, wants: (db: string) => boolean): () => void;
   readonly presence: PresenceStore;
+  /** The per-database gate of record-changed pings (`watch-gate.ts`). */
+  readonly watchGate: WatchGate;
   close(): Promise<void>;
 }
 

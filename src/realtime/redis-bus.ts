@@ -1,9 +1,10 @@
 /**
  * The bus between workers (`REDIS_URL`): Redis pub/sub on one channel, `<prefix>bus`, plus
- * presence in Redis (`redis-presence.ts`). A message travels as `<origin>\n<db>\n<json>`: a worker
- * drops its own messages (it delivered them to its sockets already, at once — so a worker keeps
- * serving its own sockets while Redis is away) and those of databases it holds no socket of,
- * both before parsing the JSON. Isolation of databases rests on that `db` field.
+ * presence in Redis (`redis-presence.ts`) and the record-changed gate (`redis-watch-gate.ts`).
+ * A message travels as `<origin>\n<db>\n<json>`: a worker drops its own messages (it delivered
+ * them to its sockets already, at once — so a worker keeps serving its own sockets while Redis is
+ * away) and those of databases it holds no socket of, both before parsing the JSON. Isolation of
+ * databases rests on that `db` field.
  *
  * Connections are opened on first use (a CLI command that never pushes never connects). ioredis
  * reconnects by itself, and the subscriber re-subscribes; meanwhile a publish or presence
@@ -14,6 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { Bus, BusListener, BusMessage } from './bus.js';
 import { RedisPresence } from './redis-presence.js';
+import { RedisWatchGate } from './redis-watch-gate.js';
 
 interface Subscription {
   listener: BusListener;
@@ -25,6 +27,7 @@ const LOG_EVERY_MS = 10_000;
 
 export class RedisBus implements Bus {
   readonly presence: RedisPresence;
+  readonly watchGate: RedisWatchGate;
   /** This process's mark on its messages. */
   readonly #origin = randomBytes(6).toString('hex');
   readonly #channel: string;
@@ -40,6 +43,7 @@ export class RedisBus implements Bus {
     this.#commands = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
     this.#commands.on('error', (err) => this.#log('Redis connection', err));
     this.presence = new RedisPresence(this.#commands, prefix);
+    this.watchGate = new RedisWatchGate(this.#commands, prefix);
   }
 
   publish(message: BusMessage): void {

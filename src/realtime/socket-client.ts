@@ -4,6 +4,7 @@
  * every socket at once (`socket-hub.ts`), so an idle socket costs this object and `ws`'s own.
  */
 import type { WebSocket } from 'ws';
+import type { WatchedState } from '../api/watch-target.js';
 import type { ServerFrame } from './bus.js';
 
 /** Who a socket stands for, as the upgrade request's credential resolved it. */
@@ -19,6 +20,8 @@ export interface SocketOwner {
    * error otherwise (`NotFound` for a record it cannot see, `AuthenticationError` once revoked).
    */
   assertReadable(model: string, id: number): Promise<void>;
+  /** `assertReadable`, answering the record's state as the owner reads it now (stale-gate catch-up). */
+  readWatched(model: string, id: number): Promise<WatchedState>;
 }
 
 /** Close codes of CONTRACTS C4 (1009, too large a frame, is sent by `ws` itself). */

@@ -8,14 +8,23 @@
  *   a revoked key or session, a sign-out or a deactivated user closes its sockets with 4001;
  * * presence: the heartbeats received since the last sweep refresh their sockets' lifetime in one
  *   call, and users whose sockets all lapsed are pushed offline;
- * * every `pingIntervalMs`, a WebSocket ping, and peers that did not answer the last are dropped.
+ * * every `pingIntervalMs`, a WebSocket ping, and peers that did not answer the last are dropped;
+ * * the per-database gate of record-changed pings (`watch-gate.ts`) is kept lit for every database
+ *   this worker holds watches of.
+ *
+ * Record-changed pings (CONTRACTS C4): a bus message names changed records; each goes to this
+ * worker's sockets watching it, except the editing session's. Where writers may act on a stale
+ * gate (several workers), a watch made within `staleMs` of the gate's lighting is caught up once
+ * every writer's cached answer has expired: the record is read again and, when its `updated_date`
+ * moved past the last one the socket was told of, the socket gets the ping it may have missed.
  */
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { RawData, WebSocket } from 'ws';
 import { liveCredentials } from '../auth/live-credentials.js';
 import { AuthenticationError } from '../errors.js';
-import type { Bus, BusMessage, PresenceEntry, ServerFrame } from './bus.js';
+import type { WatchedState } from '../api/watch-target.js';
+import type { Bus, BusMessage, PresenceEntry, ServerFrame, WatchedChange } from './bus.js';
 import { parseClientFrame } from './client-frames.js';
 import { CLOSE_REVOKED, SocketClient, type FloodLimits, type SocketOwner } from './socket-client.js';
 import { WatchRegistry } from './watch-registry.js';
@@ -37,6 +46,21 @@ export interface HubOptions {
   maxWatches?: number;
   /** Most bytes waiting to be sent to one socket before it is closed (1013). */
   maxBacklogBytes?: number;
+  /** Lifetime of the record-changed gate this worker lights, ms (refreshed by each sweep; 10 s). */
+  gateTtlMs?: number;
+  /** Wait beyond the gate's staleness before a watch is caught up, ms (500). */
+  catchUpMarginMs?: number;
+}
+
+/** A watch made while writers may still act on a stale gate, to be caught up at `due`. */
+interface CatchUp {
+  readonly client: SocketClient;
+  readonly model: string;
+  readonly id: number;
+  readonly state: WatchedState;
+  /** The last `updated_date` the socket was told of (a ping delivered meanwhile moves it). */
+  seen: string | null;
+  readonly due: number;
 }
 
 interface DatabaseSockets {
@@ -61,7 +85,14 @@ export class SocketHub {
   readonly #pingMs: number;
   readonly #maxWatches: number;
   readonly #maxBacklog: number;
+  readonly #gateTtlMs: number;
+  readonly #catchUpMarginMs: number;
   readonly #unsubscribe: () => void;
+  /** Per database with watches here: since when this worker's gate has been lit (epoch ms). */
+  readonly #litSince = new Map<string, number>();
+  /** Watches to catch up, by `db:model:id`, and the one timer that runs them. */
+  readonly #catchUps = new Map<string, CatchUp[]>();
+  #catchUpTimer: NodeJS.Timeout | null = null;
   #timer: NodeJS.Timeout | null = null;
   #sweeping = false;
   #pingedAt = Date.now();
@@ -75,6 +106,8 @@ export class SocketHub {
     this.#pingMs = options.pingIntervalMs ?? 30_000;
     this.#maxWatches = options.maxWatches ?? 1_000;
     this.#maxBacklog = options.maxBacklogBytes ?? 1024 * 1024;
+    this.#gateTtlMs = options.gateTtlMs ?? Math.max(10_000, 3 * this.#checkMs);
+    this.#catchUpMarginMs = options.catchUpMarginMs ?? 500;
     this.#unsubscribe = bus.subscribe((m) => this.#deliver(m), (db) => this.#databases.has(db));
   }
 
@@ -126,6 +159,9 @@ export class SocketHub {
     this.#unsubscribe();
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = null;
+    if (this.#catchUpTimer) clearTimeout(this.#catchUpTimer);
+    this.#catchUpTimer = null;
+    this.#catchUps.clear();
     for (const d of this.#databases.values()) for (const c of d.all) c.close(1001, 'Server shutting down');
     await Promise.race([Promise.allSettled([...this.#pending]), new Promise((r) => setTimeout(r, 1_000).unref())]);
   }
@@ -146,6 +182,7 @@ export class SocketHub {
     const d = this.#databases.get(db);
     if (!d?.all.delete(client)) return; // never registered (closed during its upgrade)
     d.watches.forget(client);
+    if (!d.watches.size) this.#dim(db);
     const mine = d.byUser.get(uid);
     mine?.delete(client);
     if (mine && !mine.size) d.byUser.delete(uid);
@@ -182,17 +219,104 @@ export class SocketHub {
     if (client.watches.size >= this.#maxWatches && !client.watches.has(`${model}:${id}`)) {
       return this.#refuse(client, `A socket may watch at most ${this.#maxWatches} records`);
     }
+    const db = client.owner.db;
+    // The gate first: a write after the read below is then either reported or caught up.
+    await this.#light(db);
+    const catchUpAt = this.#catchUpDue(db);
+    let state: WatchedState | null = null;
     try {
-      await client.owner.assertReadable(model, id);
+      if (catchUpAt === null) await client.owner.assertReadable(model, id);
+      else state = await client.owner.readWatched(model, id);
     } catch (err) {
+      if (!this.#databases.get(db)?.watches.size) this.#dim(db);
       if (err instanceof AuthenticationError) return client.close(CLOSE_REVOKED, 'Credential revoked');
       return this.#refuse(client, `Cannot watch ${model} ${id}: ${(err as Error).message}`);
     }
-    if (!client.closed) this.#databases.get(client.owner.db)?.watches.add(client, model, id);
+    const d = this.#databases.get(db);
+    if (client.closed || !d) return;
+    d.watches.add(client, model, id);
+    if (state && catchUpAt !== null) this.#scheduleCatchUp({ client, model, id, state, seen: state.updatedDate, due: catchUpAt });
   }
 
   async #unwatch(client: SocketClient, model: string, id: number): Promise<void> {
-    this.#databases.get(client.owner.db)?.watches.remove(client, model, id);
+    const d = this.#databases.get(client.owner.db);
+    d?.watches.remove(client, model, id);
+    if (d && !d.watches.size) this.#dim(client.owner.db);
+  }
+
+  /** Lights (or keeps lit) the gate of `db`; best effort — with Redis away the bus logs it. */
+  async #light(db: string): Promise<void> {
+    try {
+      await this.bus.watchGate.light(db, this.#gateTtlMs);
+      if (!this.#litSince.has(db)) this.#litSince.set(db, Date.now());
+    } catch {
+      // the bus logs its own connection failures
+    }
+  }
+
+  /** This worker watches nothing more of `db`. */
+  #dim(db: string): void {
+    this.#litSince.delete(db);
+    this.bus.watchGate.dim(db);
+  }
+
+  /** When a watch made now must be caught up: null when every writer already sees the gate lit. */
+  #catchUpDue(db: string): number | null {
+    const stale = this.bus.watchGate.staleMs;
+    const since = this.#litSince.get(db);
+    if (!stale || since === undefined) return null;
+    const due = since + stale + this.#catchUpMarginMs;
+    return due > Date.now() ? due : null;
+  }
+
+  #scheduleCatchUp(entry: CatchUp): void {
+    const key = `${entry.client.owner.db}:${entry.model}:${entry.id}`;
+    const list = this.#catchUps.get(key) ?? this.#catchUps.set(key, []).get(key)!;
+    list.push(entry);
+    this.#armCatchUps();
+  }
+
+  #armCatchUps(): void {
+    if (this.#catchUpTimer || !this.#catchUps.size) return;
+    let next = Infinity;
+    for (const list of this.#catchUps.values()) for (const e of list) next = Math.min(next, e.due);
+    this.#catchUpTimer = setTimeout(() => void this.#runCatchUps(), Math.max(0, next - Date.now())).unref();
+  }
+
+  async #runCatchUps(): Promise<void> {
+    this.#catchUpTimer = null;
+    const now = Date.now();
+    const due: CatchUp[] = [];
+    for (const [key, list] of this.#catchUps) {
+      const later = list.filter((e) => e.due > now);
+      due.push(...list.filter((e) => e.due <= now));
+      if (later.length) this.#catchUps.set(key, later);
+      else this.#catchUps.delete(key);
+    }
+    this.#armCatchUps();
+    await Promise.all(due.map((e) => this.#catchUp(e)));
+  }
+
+  /** Pings the socket when the record moved since the last `updated_date` it was told of. */
+  async #catchUp(entry: CatchUp): Promise<void> {
+    const { client, model, id } = entry;
+    if (client.closed || !client.watches.has(`${model}:${id}`)) return;
+    let now: WatchedState;
+    try {
+      now = await client.owner.readWatched(model, id);
+    } catch {
+      return; // no longer readable (or gone): nothing to offer a reload of
+    }
+    if (toldOf(entry.seen, now.updatedDate)) return;
+    // A write committed just now may have its ping on the way: give it the margin to arrive.
+    await new Promise((resolve) => setTimeout(resolve, this.#catchUpMarginMs));
+    if (toldOf(entry.seen, now.updatedDate) || client.closed || !client.watches.has(`${model}:${id}`)) return;
+    const before = entry.state.values;
+    const fields = Object.keys(now.values).filter((f) => JSON.stringify(now.values[f]) !== JSON.stringify(before[f]));
+    client.sendFrame({
+      type: 'activity_update',
+      data: { kind: 'record_changed', model, id, fields, updated_by: now.updatedBy, updated_date: now.updatedDate },
+    });
   }
 
   #refuse(client: SocketClient, detail: string): void {
@@ -209,7 +333,20 @@ export class SocketHub {
       for (const c of d.byUser.get(to.user) ?? EMPTY) send(c);
     } else if ('peopleExcept' in to) {
       for (const c of d.all) if (c.isPerson && c.owner.uid !== to.peopleExcept) send(c);
+    } else if ('watchers' in to) {
+      for (const change of to.watchers) this.#deliverChange(message.db, d, message.frame, change, to.exceptSession);
     }
+  }
+
+  /** One record's `record_changed` frame to its watchers here, except the editing session's sockets. */
+  #deliverChange(db: string, d: DatabaseSockets, frame: ServerFrame, change: WatchedChange, exceptSession: number | null): void {
+    const { model, id, fields, updated_date } = change;
+    // Told (or, for the editor, the author): a pending catch-up need not ping for this write again.
+    for (const e of this.#catchUps.get(`${db}:${model}:${id}`) ?? []) e.seen = updated_date;
+    const watchers = d.watches.of(model, id);
+    if (!watchers) return;
+    const text = JSON.stringify({ type: frame.type, data: { ...frame.data, model, id, fields, updated_date } });
+    for (const c of watchers) if (exceptSession === null || c.owner.sessionId !== exceptSession) c.send(text, this.#maxBacklog);
   }
 
   #publishPresence(db: string, uid: number, online: boolean): void {
@@ -236,6 +373,7 @@ export class SocketHub {
 
   async #sweepDatabase(db: string, d: DatabaseSockets, ping: boolean): Promise<void> {
     const clients = [...d.all];
+    if (d.watches.size) void this.#light(db);
     if (ping) {
       for (const c of clients) {
         if (!c.alive) {
@@ -295,6 +433,11 @@ export class SocketHub {
 }
 
 const EMPTY: ReadonlySet<SocketClient> = new Set();
+
+/** Whether a socket told of `seen` knows of the write stamped `current` (or a later one). */
+function toldOf(seen: string | null, current: string | null): boolean {
+  return seen === current || (seen !== null && current !== null && Date.parse(seen) >= Date.parse(current));
+}
 
 function entryOf(c: SocketClient): PresenceEntry {
   return { uid: c.owner.uid, socket: c.key };

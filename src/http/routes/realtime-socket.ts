@@ -7,11 +7,13 @@
  * the hub's (`realtime/socket-hub.ts`).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ServerResponse } from 'node:http';
 import type { WebSocket } from 'ws';
-import { assertWatchable } from '../../api/watch-target.js';
+import { assertWatchable, watchedState } from '../../api/watch-target.js';
 import { AccessError, BadRequest } from '../../errors.js';
+import type { SocketOwner } from '../../realtime/socket-client.js';
 import type { SocketHub } from '../../realtime/socket-hub.js';
-import { readAsNow } from '../request-context.js';
+import { readAsNow, type RequestContext } from '../request-context.js';
 
 export function registerRealtimeSocketRoute(app: FastifyInstance, hub: SocketHub): void {
   app.route({
@@ -27,16 +29,53 @@ export function registerRealtimeSocketRoute(app: FastifyInstance, hub: SocketHub
   });
 }
 
-/** Hands the authenticated socket to the hub, with what it needs of the request's credential. */
+/**
+ * Hands the authenticated socket to the hub, with what it needs of the request's credential —
+ * and nothing more: an idle socket lives for hours, so it must not hold on to its upgrade
+ * request (measured in `bench/realtime-bench.ts`, `docs/decisions.md` "Realtime benchmarks").
+ */
 function connect(hub: SocketHub, socket: WebSocket, req: FastifyRequest): Promise<void> {
-  const ctx = req.ff!;
-  return hub.connect(socket, {
-    db: ctx.dbName,
-    uid: ctx.uid,
-    sessionId: ctx.principal.serviceAccountId === null ? (ctx.principal.sessionId ?? null) : null,
-    keyHash: ctx.keyHash,
-    assertReadable: (model, id) => readAsNow(ctx, () => assertWatchable(model, id)),
+  releaseUpgradeRequest(socket, req);
+  return hub.connect(socket, socketOwner(req.ff!));
+}
+
+/**
+ * What a socket keeps of its request context: database, user, session, key hash and the means of
+ * resolving the credential and rights afresh for each watch (`resolveAgain`, the request hook's
+ * closure over the credential) — not the context itself, whose access profile (groups, rights,
+ * rules) is resolved again on every watch anyway.
+ */
+function socketOwner(ctx: RequestContext): SocketOwner {
+  const { dbName: db, uid, keyHash, resolveAgain } = ctx;
+  const sessionId = ctx.principal.serviceAccountId === null ? (ctx.principal.sessionId ?? null) : null;
+  // `readAsNow` starts from `ctx.resolveAgain()` and reads nothing else of the context.
+  const credential: Pick<RequestContext, 'resolveAgain'> = { resolveAgain };
+  const asNow = <T>(fn: () => Promise<T>) => readAsNow(credential as RequestContext, fn);
+  return {
+    db, uid, sessionId, keyHash,
+    assertReadable: (model, id) => asNow(() => assertWatchable(model, id)),
+    readWatched: (model, id) => asNow(() => watchedState(model, id)),
+  };
+}
+
+/**
+ * Lets the upgrade request go once the socket is open. `@fastify/websocket` answers a socket's
+ * errors through a listener that holds the Fastify request and reply (and through them the raw
+ * request, its headers and the ServerResponse it made for the upgrade), and that response stays
+ * attached to the TCP socket (`_httpMessage`): about 10 KiB per idle socket. The listener is
+ * replaced by one doing what the plugin's default does (log through the request's logger, then
+ * terminate), and the response is detached from the TCP socket, as Node does after a response.
+ */
+function releaseUpgradeRequest(socket: WebSocket, req: FastifyRequest): void {
+  const log = req.log;
+  socket.removeAllListeners('error');
+  socket.on('error', (error) => {
+    log.error(error);
+    socket.terminate();
   });
+  const tcp = (socket as unknown as { _socket?: { _httpMessage?: ServerResponse | null } })._socket;
+  const response = tcp?._httpMessage;
+  if (tcp && response && typeof response.detachSocket === 'function') response.detachSocket(tcp as never);
 }
 
 /** A socket opened with the session cookie (no Authorization header) must come from this host's pages. */

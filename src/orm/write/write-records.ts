@@ -29,6 +29,7 @@ import { prepareFileWrite } from './file-values.js';
 import { atItem, atItemAsync, labelItem, soleItem, type ItemIndexes } from './item-errors.js';
 import { assertDistinctKeys, attributeFailure } from './item-keys.js';
 import { setFromRows } from './update-rows.js';
+import { trackChanges } from './changed-fields.js';
 import type { OneToManyField } from '../fields/relational-fields.js';
 
 export interface WriteOptions {
@@ -141,10 +142,13 @@ async function apply(meta: ModelMeta, ids: readonly number[], plan: WritePlan, u
   // A changed link may leave dependents behind (a line moved to another order): collect them first.
   if (changesLinks(meta, changed)) await collectDependents(meta, ids, changed, pending);
 
+  const updatedDate = new Date().toISOString();
   const audit = new Map<Field, unknown>([
-    [meta.fields.get('updated_date')!, new Date().toISOString()],
+    [meta.fields.get('updated_date')!, updatedDate],
     [meta.fields.get('updated_by')!, env.uid],
   ]);
+  // Record-changed pings: null (and no work at all) unless the database is watched.
+  const track = await trackChanges(meta, ids, sorted, updatedDate);
   let updateSql;
   if (uniform) {
     const columns = new Map([...sorted[0]!.columns, ...audit]);
@@ -154,7 +158,7 @@ async function apply(meta: ModelMeta, ids: readonly number[], plan: WritePlan, u
     updateSql = setFromRows(meta, ids, sorted.map((s) => s.columns), audit);
   }
   const updated = await runGuarded<{ id: number }>((guard) => sql`UPDATE ${sql.table(meta.table)} ${updateSql}
-    RETURNING ${sql.id(meta.table, 'id')}${guard ? sql`, ${guard}` : sql``}${links?.returning ?? sql``}`);
+    RETURNING ${sql.id(meta.table, 'id')}${guard ? sql`, ${guard}` : sql``}${links?.returning ?? sql``}${track?.returning ?? sql``}`);
   if (updated.length !== ids.length) {
     const found = new Set(updated.map((r) => r.id));
     throw new NotFound(`${meta.name} ${ids.filter((id) => !found.has(id)).slice(0, 5).join(', ')} does not exist`);
@@ -171,6 +175,7 @@ async function apply(meta: ModelMeta, ids: readonly number[], plan: WritePlan, u
     }
   }
 
+  track?.finish(updated);
   for (const file of new Set(files)) if (file) await file.finish();
   if (sorted.some((s) => s.manyToMany.length)) await linkManyToMany(meta, ids, sorted.map((s) => s.manyToMany), 'update', items);
   for (const [field, writes] of lineWrites(ids, sorted, items)) await writeLines(field, writes, 'update');
