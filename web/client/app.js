@@ -6,7 +6,10 @@ import { html, render } from '../lib/html.js';
 import { api } from './api.js';
 import { loadLanguage } from './format.js';
 import { AppShell } from './shell/app-shell.js';
-import { handleExpiredSessions, loadSession, signInUrl } from './shell/session.js';
+import { followPresence } from './realtime/presence.js';
+import { showNotifications } from './realtime/live.js';
+import { startRealtime } from './realtime/socket.js';
+import { goToSignIn, handleExpiredSessions, loadSession, renewSession, signInUrl } from './shell/session.js';
 
 const root = /** @type {HTMLElement} */ (document.getElementById('app'));
 
@@ -19,12 +22,45 @@ async function start() {
   document.documentElement.lang = session.lang;
   document.documentElement.dir = session.user.language.direction === 'rtl' ? 'rtl' : 'ltr';
   handleExpiredSessions();
+  startLiveUpdates(session.db);
   // The language's own formats (separators, date format) for every view, loaded with the menus.
   const [menus] = await Promise.all([
     /** @type {Promise<import('./shell/menu-tree.js').MenuNode[]>} */ (api.get('/api/menus', {})),
     loadLanguage(session.lang),
   ]);
   render(html`<${AppShell} session=${session} menus=${menus} />`, root);
+}
+
+/**
+ * The tab's realtime socket, once signed in (CONTRACTS C4): notifications as toasts, presence.
+ * Closed with 4001 (signed out elsewhere, session revoked): renewed once if the refresh cookie
+ * still works, else the sign-in page, which brings the person back here.
+ * @param {string} db
+ */
+function startLiveUpdates(db) {
+  showNotifications();
+  followPresence();
+  connect(db);
+}
+
+/** @param {string} db */
+function connect(db) {
+  startRealtime({
+    db,
+    onRevoked: () => {
+      void renewSession().catch(() => false).then((renewed) => {
+        if (renewed) connect(db);
+        else goToSignIn();
+      });
+    },
+    // The socket could not open: an expired access cookie is renewed; no session at all → sign in.
+    onOpenFailed: async () => {
+      const session = await loadSession();
+      if (session) return true;
+      goToSignIn();
+      return false;
+    },
+  });
 }
 
 start().catch((err) => {

@@ -2,8 +2,8 @@
  * Import into a model from a CSV or XLSX file (spec §4.8, CONTRACTS C3), as a person does it in
  * Odoo: upload → the server's preview (`import-preview`: headers, first rows, suggested fields)
  * → map each column to a field → `Test` (a dry run: per-row errors, nothing written) → `Import`
- * (a progress bar while it runs, then the result) → `Download failed rows` (the refused records
- * with an `Error` column, to fix and import again).
+ * (a progress bar fed by the socket's `import_progress` frames, else polled, then the result)
+ * → `Download failed rows` (the refused records with an `Error` column, to fix and import again).
  *
  * The import route takes the rows as JSON, the preview gives only 20: the browser reads the whole
  * file itself (`spreadsheet-file.js`: CSV, and XLSX through the browser's own inflate), and uses
@@ -19,7 +19,7 @@ import { ColumnMapping } from './column-mapping.js';
 import { failedRowsBlob } from './failed-rows.js';
 import { importTargets, isRelational } from './field-paths.js';
 import { ImportResult } from './import-result.js';
-import { newProgressId, pollImportProgress } from './import-progress.js';
+import { followImportProgress, newProgressId } from './import-progress.js';
 import { agreesWithPreview, readSpreadsheet } from './spreadsheet-file.js';
 import { postForm } from './upload-request.js';
 
@@ -119,7 +119,7 @@ export function ImportDialog({ model, label, registry, lang, onClose, onImported
     let stop = () => {};
     if (!dryRun) {
       setProgress({ done: 0, total });
-      stop = pollImportProgress(progressId, setProgress);
+      stop = followImportProgress(progressId, setProgress);
     }
     try {
       const body = {

@@ -5,6 +5,7 @@
  */
 import { api, ApiError, setUnauthorizedHandler } from '../api.js';
 import { confirmLeave, setLeaveGuard } from '../leave-guard.js';
+import { stopRealtime } from '../realtime/socket.js';
 
 /**
  * @typedef {object} SessionUser
@@ -25,6 +26,18 @@ import { confirmLeave, setLeaveGuard } from '../leave-guard.js';
 export function signInUrl() {
   const next = location.pathname + location.search + location.hash;
   return `/web/login?next=${encodeURIComponent(next)}`;
+}
+
+let leaving = false;
+
+/**
+ * Leaves for the sign-in page, once: a refused request and the socket's 4001 often say so
+ * together, and a second `location.assign` would abort the first navigation.
+ */
+export function goToSignIn() {
+  if (leaving) return;
+  leaving = true;
+  location.assign(signInUrl());
 }
 
 /** Renews the access cookie from the refresh cookie; true when it worked. */
@@ -65,7 +78,7 @@ export function handleExpiredSessions() {
     renewing ??= renewSession().catch(() => false).finally(() => setTimeout(() => { renewing = null; }, 10_000));
     void renewing.then((renewed) => {
       if (renewed) window.fieldforge?.toast.show({ type: 'info', message: 'Your session was renewed. Try that again.' });
-      else location.assign(signInUrl());
+      else goToSignIn();
     });
   });
 }
@@ -74,6 +87,8 @@ export function handleExpiredSessions() {
 export async function signOut() {
   if (!(await confirmLeave())) return;
   setLeaveGuard(null);
+  // The socket closes first: the server's 4001 for this sign-out is no news to this tab.
+  stopRealtime();
   try {
     await api.post('/auth/logout', {}, { quiet401: true });
   } catch (err) {

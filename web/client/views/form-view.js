@@ -7,7 +7,13 @@
  * actions: wizards in a dialog, other API methods, and reports downloaded as documents.
  *
  * Props (the shell's contract): `{action, views, registry, modelInfo, route, navigate, session}`;
- * `route.id` is the record (none: a new one).
+ * `route.id` is the record (none: a new one); `dialog`: the form is shown in a dialog (window
+ * mode), which does not watch its record.
+ *
+ * Live updates (spec §6.3): a saved record is watched while the form shows it; a `record_changed`
+ * ping (or a `reload` client action) offers a reload in a non-modal prompt — `Reload` on a clean
+ * form, `Save & reload` / `Discard & reload` with unsaved edits, which are never dropped without
+ * that explicit choice.
  */
 import { html } from '../../lib/html.js';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
@@ -28,6 +34,9 @@ import { LinesTable } from './form/lines-table.js';
 import { changedNames, formLine, mergeEffect, writeBody } from './form/record-values.js';
 import { refusedField } from './form/refused-field.js';
 import { notify } from '../fields/notify.js';
+import { useReloadAction } from '../realtime/live.js';
+import { followRecord } from '../realtime/record-watch.js';
+import { RecordChangedPrompt } from './form/record-changed-prompt.js';
 
 /**
  * @typedef {import('../fields/field-props.js').FieldInfo} FieldInfo
@@ -131,9 +140,10 @@ const messageOf = (err) => (err instanceof Error ? err.message : String(err));
  *   route: Record<string, string>,
  *   navigate: (params: Record<string, unknown>, options?: {replace?: boolean}) => unknown,
  *   session?: {user?: {lang?: string | null}, lang?: string | null},
+ *   dialog?: boolean,
  * }} props
  */
-export function FormView({ action, views, registry, modelInfo, route, navigate, session }) {
+export function FormView({ action, views, registry, modelInfo, route, navigate, session, dialog = false }) {
   const model = action.model;
   const id = route.id && /^\d+$/.test(route.id) ? Number(route.id) : null;
   const lang = session?.lang ?? session?.user?.lang ?? null;
@@ -152,6 +162,9 @@ export function FormView({ action, views, registry, modelInfo, route, navigate, 
   const [unreadable, setUnreadable] = useState(/** @type {Record<string, string>} */ ({}));
   const unreadableRef = useRef(unreadable);
   const [revision, setRevision] = useState(0);
+  // The record changed on the server since it was read (a `record_changed` ping): who and which fields.
+  const [change, setChange] = useState(/** @type {import('./form/record-changed-prompt.js').RecordChange | null} */ (null));
+  const changeSeq = useRef(0);
 
   const valuesRef = useRef(values);
   valuesRef.current = values;
@@ -194,6 +207,8 @@ export function FormView({ action, views, registry, modelInfo, route, navigate, 
   /** Reads the record (or a new one's defaults) into the form. @param {FormShape} s */
   const load = async (s) => {
     const seq = ++loadSeq.current;
+    // A change announced before this read is in what it reads; one announced during it may not be.
+    const seenChange = changeSeq.current;
     setBusy(true);
     setFailure(null);
     forgetUnreadable();
@@ -204,6 +219,7 @@ export function FormView({ action, views, registry, modelInfo, route, navigate, 
         const loaded = formValues(s, row);
         setSaved(loaded);
         setValues(loaded);
+        setChange((c) => (c && c.seq <= seenChange ? null : c));
       } else {
         let initial = registryDefaults(s);
         try {
@@ -238,6 +254,26 @@ export function FormView({ action, views, registry, modelInfo, route, navigate, 
     );
     return () => { live = false; clearTimeout(effectTimer.current); };
   }, [fields, arch, id]);
+
+  // Watch the saved record while it is shown (not a new one, not in a dialog); a ping adds up with
+  // the ones before it until the person answers.
+  useEffect(() => {
+    setChange(null);
+    if (id === null || dialog) return undefined;
+    return followRecord(model, id, (ping) => {
+      const seq = ++changeSeq.current;
+      const by = ping.updated_by?.display_name ?? null;
+      const names = Array.isArray(ping.fields) ? ping.fields.filter((f) => typeof f === 'string') : [];
+      setChange((c) => ({ by: by ?? c?.by ?? null, fields: [...new Set([...(c?.fields ?? []), ...names])], seq }));
+    });
+  }, [model, id, dialog]);
+
+  // The server asked every view to refetch: a clean saved form reads again, one with edits asks.
+  useReloadAction(() => {
+    if (!shape || id === null) return;
+    if (!dirtyRef.current) void load(shape);
+    else setChange((c) => ({ by: c?.by ?? null, fields: c?.fields ?? [], seq: ++changeSeq.current }));
+  });
 
   /** Asks the server what `fieldName`'s change implies and merges the answer. @param {string} fieldName */
   const runEffect = (fieldName) => {
@@ -401,7 +437,24 @@ export function FormView({ action, views, registry, modelInfo, route, navigate, 
     }
   };
 
+  /** The prompt's answers. `Reload` only ever reads into a clean form. */
+  const reloadClean = () => {
+    if (!shape || dirtyRef.current) return;
+    void load(shape);
+  };
+  const discardAndReload = () => {
+    if (!shape) return;
+    dirtyRef.current = false;
+    void load(shape);
+  };
+  // Saved first (the edits go over the other person's values of the same fields), then read
+  // again (save does); a refused save keeps the edits, the prompt and the message.
+  const saveAndReload = () => void save();
+
   const canEdit = id === null ? modelInfo.create : modelInfo.write;
+  const changedLabels = change && shape
+    ? change.fields.filter((n) => shape.fields[n]).map((n) => shape.fields[n].label ?? n)
+    : [];
   const recordName = id === null ? `New ${modelInfo.label}` : linkName(values) || (modelInfo.rec_name ? values[modelInfo.rec_name] : '') || `#${id}`;
   const wizardMethods = new Set(modelInfo.wizards.map((w) => w.method));
   const reportIdentifiers = new Set(modelInfo.reports.map((r) => r.identifier));
@@ -451,6 +504,11 @@ export function FormView({ action, views, registry, modelInfo, route, navigate, 
       onSave=${() => void save()} onDiscard=${discard} onDelete=${() => void remove()}
       onWizard=${(/** @type {string} */ m) => void openWizard(m)} onMethod=${(/** @type {string} */ m) => void runMethod(m)}
       onReport=${(/** @type {any} */ r) => void print(r)} />
+    ${change && id !== null && saved
+      ? html`<${RecordChangedPrompt} change=${change} dirty=${dirty} busy=${busy} labels=${changedLabels}
+          onReload=${reloadClean} onSaveAndReload=${saveAndReload} onDiscardAndReload=${discardAndReload}
+          onDismiss=${() => setChange(null)} />`
+      : null}
     ${failure ? html`<p class="ff-form-alert" role="alert">${failure}</p>` : null}
     ${shape && saved ? html`<form class="ff-form" noValidate aria-label=${recordName} onSubmit=${(/** @type {Event} */ e) => e.preventDefault()}>
         <${FormLayout} key=${revision} arch=${shape.arch} renderField=${renderField} />

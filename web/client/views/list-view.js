@@ -29,6 +29,7 @@ import { selectionActions } from './list/selection-actions.js';
 import { SelectionBar } from './list/selection-bar.js';
 import { useUniqueId } from './list/unique-id.js';
 import { useGroupRecords } from './list/use-group-records.js';
+import { useReloadAction } from '../realtime/live.js';
 
 /**
  * @typedef {import('./list/list-route.js').ListState} ListState
@@ -213,6 +214,9 @@ export function ListView({ action, views, registry, modelInfo, route, navigate, 
       return group && effective.group ? groupCondition(effective.group, group.value) : null;
     });
   };
+
+  // A `reload` client action from the server (CONTRACTS C4): the page and opened groups read again.
+  useReloadAction(refresh);
 
   /** @param {number} id */
   const open = (id) => navigate({ action: actionRef, view: 'form', id: String(id) });

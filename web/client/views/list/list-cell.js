@@ -1,10 +1,12 @@
 /**
  * One value in a list cell, drawn as the arch's widget asks: `badge` (a pill), `tags` (one pill
  * per linked record), `toggle` and booleans (a mark with its word for screen readers),
- * `priority` (stars named by the choice's label); anything else is the formatted text.
+ * `priority` (stars named by the choice's label); a link to a `User` with its presence dot;
+ * anything else is the formatted text.
  */
 import { html } from '../../../lib/html.js';
 import { formatValue, linkName } from '../../format.js';
+import { PresenceDot } from '../../realtime/presence.js';
 
 /**
  * @typedef {import('./list-columns.js').Column} Column
@@ -36,6 +38,9 @@ export function cellContent(column, record, lang) {
   }
   const text = formatValue(field, value, { lang, record });
   if (!text) return null;
+  if (field.type === 'ManyToOne' && field.related_model === 'User' && value && typeof value === 'object' && 'id' in value && typeof value.id === 'number') {
+    return html`<span class="ff-list-user"><${PresenceDot} userId=${value.id} />${text}</span>`;
+  }
   if (widget === 'badge') return html`<span class=${`ff-badge ff-list-badge-${badgeTone(value)}`}>${text}</span>`;
   return text;
 }
