@@ -19,21 +19,19 @@
  * Environment: BENCH_DATABASE_URL (else DATABASE_URL, else the local server), BENCH_ROUNDS,
  * BENCH_KEEP=1 (keep the database). Not a test: it prints and never fails CI.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { availableParallelism, loadavg } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { createServiceAccountKey } from '../src/auth/api-keys.js';
 import { PostgresEngine } from '../src/db/postgres-engine.js';
 import { BUILTIN_MODULES_DIR, ModuleCatalog } from '../src/modules/module-catalog.js';
 import { createDatabase } from '../src/platform/database-lifecycle.js';
 import { Platform } from '../src/platform/platform.js';
+import { startServerProcess, stopServerProcess, type ServerProcess } from './server-process.js';
 
 const BASE_URL = process.env.BENCH_DATABASE_URL || process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 5));
 const KEEP = process.env.BENCH_KEEP === '1';
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CREATE_ROWS = 1_000;
 const UPDATE_ROWS = 10_000;
 const CLONE_ORDERS = 100;
@@ -64,46 +62,14 @@ async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }>
 // The FieldForge server
 // ------------------------------------------------------------------------------------------------
 
-interface Server {
-  child: ChildProcess;
-  port: number;
+type Server = ServerProcess;
+
+/** The FieldForge server of the benchmark (bench/fieldforge-server.ts) on `dbName`, in its own process. */
+function startServer(dbName: string): Promise<Server> {
+  return startServerProcess('bench/fieldforge-server.ts', { DATABASE_URL: BASE_URL, BENCH_DB: dbName });
 }
 
-async function startServer(dbName: string): Promise<Server> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/fieldforge-server.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: BASE_URL, BENCH_DB: dbName, PORT: '0', NODE_ENV: 'production' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stderr!.on('data', (d: Buffer) => process.stderr.write(`[fieldforge] ${d}`));
-  const port = await new Promise<number>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error('the FieldForge server did not start within 60 s')), 60_000);
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const line = out.split('\n').find((l) => l.startsWith('{"ready"'));
-      if (line) {
-        clearTimeout(timer);
-        resolve((JSON.parse(line) as { port: number }).port);
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the FieldForge server exited with ${code} before listening`));
-    });
-  });
-  return { child, port };
-}
-
-async function stopServer(server: Server): Promise<void> {
-  const { child } = server;
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 3_000);
-  await exited;
-  clearTimeout(timer);
-}
+const stopServer = stopServerProcess;
 
 /** A FieldForge call that must answer 200, with the SQL statements the server ran for it. */
 async function ffCall(server: Server, headers: Record<string, string>, method: string, path: string, body: unknown): Promise<{ json: any; statements: number }> {

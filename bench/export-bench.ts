@@ -20,9 +20,8 @@
  * BENCH_DATABASE_URL (else DATABASE_URL, else the local server), BENCH_KEEP=1 (keep the database). Not a test: it
  * prints figures and never fails CI.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism, loadavg } from 'node:os';
 import { Writable } from 'node:stream';
@@ -34,6 +33,7 @@ import { PostgresEngine } from '../src/db/postgres-engine.js';
 import { BUILTIN_MODULES_DIR, ModuleCatalog } from '../src/modules/module-catalog.js';
 import { createDatabase } from '../src/platform/database-lifecycle.js';
 import { Platform } from '../src/platform/platform.js';
+import { memoryOf, startServerProcess, stopServerProcess, type ServerProcess } from './server-process.js';
 
 const BASE_URL = process.env.BENCH_DATABASE_URL || process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const KEEP = process.env.BENCH_KEEP === '1';
@@ -163,53 +163,15 @@ function runRole(env: Record<string, string>): Record<string, number> {
 // The FieldForge server, and its memory
 // ------------------------------------------------------------------------------------------------
 
-interface Server {
-  child: ChildProcess;
-  port: number;
+type Server = ServerProcess;
+
+/** The FieldForge server of the benchmark (bench/fieldforge-server.ts) on `dbName`, in its own process. */
+function startServer(dbName: string): Promise<Server> {
+  return startServerProcess('bench/fieldforge-server.ts', { DATABASE_URL: BASE_URL, BENCH_DB: dbName });
 }
 
-async function startServer(dbName: string): Promise<Server> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/fieldforge-server.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: BASE_URL, BENCH_DB: dbName, PORT: '0', NODE_ENV: 'production' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stderr!.on('data', (d: Buffer) => process.stderr.write(`[fieldforge] ${d}`));
-  const port = await new Promise<number>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error('the FieldForge server did not start within 60 s')), 60_000);
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const line = out.split('\n').find((l) => l.startsWith('{"ready"'));
-      if (line) {
-        clearTimeout(timer);
-        resolve((JSON.parse(line) as { port: number }).port);
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the FieldForge server exited with ${code} before listening`));
-    });
-  });
-  return { child, port };
-}
+const stopServer = stopServerProcess;
 
-async function stopServer(server: Server): Promise<void> {
-  const { child } = server;
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 3_000);
-  await exited;
-  clearTimeout(timer);
-}
-
-/** A process's resident set now and its peak so far (KiB), from /proc. */
-function memoryOf(pid: number): { rss: number; hwm: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
-  return { rss: field('VmRSS'), hwm: field('VmHWM') };
-}
 
 interface ExportRun {
   seconds: number;
