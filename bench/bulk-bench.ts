@@ -28,8 +28,10 @@ import { BUILTIN_MODULES_DIR, ModuleCatalog } from '../src/modules/module-catalo
 import { createDatabase } from '../src/platform/database-lifecycle.js';
 import { Platform } from '../src/platform/platform.js';
 import { startServerProcess, stopServerProcess, type ServerProcess } from './server-process.js';
+import { median, timed } from './bench-measures.js';
+import { BENCH_BASE_URL, databaseUrl } from './bench-database.js';
 
-const BASE_URL = process.env.BENCH_DATABASE_URL || process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+const BASE_URL = BENCH_BASE_URL;
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 5));
 const KEEP = process.env.BENCH_KEEP === '1';
 const CREATE_ROWS = 1_000;
@@ -38,25 +40,6 @@ const CLONE_ORDERS = 100;
 const LINES_PER_ORDER = 10;
 
 const log = (msg: string) => process.stderr.write(`${msg}\n`);
-
-function databaseUrl(name: string): string {
-  const url = new URL(BASE_URL);
-  url.pathname = `/${name}`;
-  if (!url.username && !url.searchParams.has('user')) url.username = 'postgres';
-  return url.href;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
-async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }> {
-  const start = process.hrtime.bigint();
-  const value = await fn();
-  return { ms: Number(process.hrtime.bigint() - start) / 1e6, value };
-}
 
 // ------------------------------------------------------------------------------------------------
 // The FieldForge server

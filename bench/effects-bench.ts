@@ -28,10 +28,9 @@
  * statements of one FieldForge call per case), BENCH_KEEP=1 (keep the database). Not a test: it
  * prints, and always exits 0 (a problem is printed instead).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { availableParallelism, loadavg } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import autocannon, { type AutocannonInstance, type AutocannonRequest } from 'autocannon';
 import pg from 'pg';
@@ -40,15 +39,16 @@ import { PostgresEngine } from '../src/db/postgres-engine.js';
 import { BUILTIN_MODULES_DIR, ModuleCatalog } from '../src/modules/module-catalog.js';
 import { createDatabase } from '../src/platform/database-lifecycle.js';
 import { Platform } from '../src/platform/platform.js';
+import { BENCH_BASE_URL, databaseUrl } from './bench-database.js';
+import { startServerProcess, stopServerProcess } from './server-process.js';
 
-const BASE_URL = process.env.BENCH_DATABASE_URL || process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+const BASE_URL = BENCH_BASE_URL;
 const DURATION = positive(process.env.BENCH_DURATION, 5);
 const ROUNDS = Math.max(1, Math.round(positive(process.env.BENCH_ROUNDS, 2)));
 const WARMUP = Math.max(0, Number(process.env.BENCH_WARMUP ?? 2) || 0);
 const CONNECTIONS = Math.max(1, Math.round(positive(process.env.BENCH_CONNECTIONS, 10)));
 const SHOW_SQL = process.env.BENCH_SQL === '1';
 const KEEP = process.env.BENCH_KEEP === '1';
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const PRODUCTS = 20;
 const ORDERS = 50;
 const LINES_PER_ORDER = 10;
@@ -60,13 +60,6 @@ function positive(value: string | undefined, fallback: number): number {
 }
 
 const log = (msg: string) => process.stderr.write(`${msg}\n`);
-
-function databaseUrl(name: string): string {
-  const url = new URL(BASE_URL);
-  url.pathname = `/${name}`;
-  if (!url.username && !url.searchParams.has('user')) url.username = 'postgres';
-  return url.href;
-}
 
 function percentile(sorted: number[], p: number): number {
   if (!sorted.length) return NaN;
@@ -88,41 +81,11 @@ interface Server {
 }
 
 async function startServer(key: ServerKey, env: Record<string, string>): Promise<Server> {
-  const file = key === 'fieldforge' ? 'bench/fieldforge-server.ts' : 'bench/bare-effects-server.ts';
-  const child = spawn(process.execPath, ['--import', 'tsx', file], {
-    cwd: ROOT,
-    env: { ...process.env, ...env, PORT: '0', NODE_ENV: 'production' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stderr!.on('data', (d: Buffer) => process.stderr.write(`[${key}] ${d}`));
-  const port = await new Promise<number>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`the ${key} server did not start within 60 s`)), 60_000);
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const line = out.split('\n').find((l) => l.startsWith('{"ready"'));
-      if (line) {
-        clearTimeout(timer);
-        resolve((JSON.parse(line) as { port: number }).port);
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the ${key} server exited with ${code} before listening`));
-    });
-  });
+  const { child, port } = await startServerProcess(key === 'fieldforge' ? 'bench/fieldforge-server.ts' : 'bench/bare-effects-server.ts', env);
   return { key, child, port };
 }
 
-async function stopServer(server: Server): Promise<void> {
-  const { child } = server;
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 3_000);
-  await exited;
-  clearTimeout(timer);
-}
+const stopServer = (server: Server): Promise<void> => stopServerProcess(server);
 
 async function call(server: Server, method: string, path: string, headers: Record<string, string> = {}, body?: unknown): Promise<{ status: number; json: any }> {
   const res = await fetch(`http://127.0.0.1:${server.port}${path}`, {

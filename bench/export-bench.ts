@@ -34,8 +34,10 @@ import { BUILTIN_MODULES_DIR, ModuleCatalog } from '../src/modules/module-catalo
 import { createDatabase } from '../src/platform/database-lifecycle.js';
 import { Platform } from '../src/platform/platform.js';
 import { memoryOf, startServerProcess, stopServerProcess, type ServerProcess } from './server-process.js';
+import { median } from './bench-measures.js';
+import { BENCH_BASE_URL, databaseUrl } from './bench-database.js';
 
-const BASE_URL = process.env.BENCH_DATABASE_URL || process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+const BASE_URL = BENCH_BASE_URL;
 const KEEP = process.env.BENCH_KEEP === '1';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
@@ -47,21 +49,8 @@ const FIELDS = ['name', 'assignee', 'deadline', 'stage', 'priority', 'planned_ho
 const PAGE = 1000;
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
 const log = (msg: string) => process.stderr.write(`${msg}\n`);
 const mib = (kib: number) => Math.round(kib / 1024);
-
-function databaseUrl(name: string): string {
-  const url = new URL(BASE_URL);
-  url.pathname = `/${name}`;
-  if (!url.username && !url.searchParams.has('user')) url.username = 'postgres';
-  return url.href;
-}
 
 /** A sink that takes bytes as fast as they come and counts them. */
 function discard(): Writable & { bytes: number } {

@@ -31,8 +31,10 @@ import { currentEnv } from '../src/orm/env.js';
 import { QuerySet } from '../src/orm/queryset.js';
 import { createRecords } from '../src/orm/write/create-records.js';
 import { fromBuffer } from 'yauzl';
+import { median, timed } from './bench-measures.js';
+import { BENCH_BASE_URL } from './bench-database.js';
 
-const BASE_URL = process.env.BENCH_DATABASE_URL || process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+const BASE_URL = BENCH_BASE_URL;
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 5));
 const PAGES = Number(process.env.BENCH_PAGES ?? 20);
 const DOCS = Number(process.env.BENCH_DOCS ?? 100);
@@ -47,12 +49,6 @@ function pageCount(pdf: Buffer): number {
   const info = spawnSync('pdfinfo', ['-'], { input: pdf, encoding: 'utf8' });
   const pages = info.status === 0 ? /^Pages:\s+(\d+)/m.exec(info.stdout) : null;
   return pages ? Number(pages[1]) : (pdf.toString('latin1').match(/\/Type\s*\/Page\b/g) ?? []).length;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 /** The bodies of a ZIP's entries, in order. */
@@ -70,12 +66,6 @@ function zipBodies(zip: Buffer): Promise<Buffer[]> {
       file.readEntry();
     });
   });
-}
-
-async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }> {
-  const start = process.hrtime.bigint();
-  const value = await fn();
-  return { ms: Number(process.hrtime.bigint() - start) / 1e6, value };
 }
 
 async function main(): Promise<void> {

@@ -22,11 +22,10 @@
  * the statements FieldForge runs for one request of each case), BENCH_KEEP=1 (keep the database);
  * BENCH_BARE_AUTH=db and BENCH_BARE_PREPARED=0 change the bare server (see bare-server.ts).
  */
-import { spawn, execSync, type ChildProcess } from 'node:child_process';
+import { execSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import autocannon, { type AutocannonInstance, type AutocannonRequest } from 'autocannon';
 import pg from 'pg';
@@ -36,8 +35,10 @@ import { BUILTIN_MODULES_DIR, ModuleCatalog } from '../src/modules/module-catalo
 import { createDatabase } from '../src/platform/database-lifecycle.js';
 import { Platform } from '../src/platform/platform.js';
 import { formatSummary, summarizeProfiles, type CpuProfile } from './profile.js';
+import { BENCH_BASE_URL, databaseUrl } from './bench-database.js';
+import { startServerProcess, stopServerProcess } from './server-process.js';
 
-const BASE_URL = process.env.BENCH_DATABASE_URL || process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+const BASE_URL = BENCH_BASE_URL;
 const DURATION = Number(process.env.BENCH_DURATION ?? 8);
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 4));
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 1);
@@ -49,7 +50,6 @@ const TASKS = 100_000;
 const CONTACTS = 1_000;
 const PROJECTS = 20;
 const TAGS = 10;
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 type CaseKey = 'a' | 'b' | 'c' | 'd';
 type ServerKey = 'fieldforge' | 'bare';
@@ -102,13 +102,6 @@ interface Server {
 
 function log(msg: string): void {
   process.stderr.write(`${msg}\n`);
-}
-
-function databaseUrl(name: string): string {
-  const url = new URL(BASE_URL);
-  url.pathname = `/${name}`;
-  if (!url.username && !url.searchParams.has('user')) url.username = 'postgres';
-  return url.href;
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -251,41 +244,11 @@ function cases(seeded: Seeded, headers: Record<string, string>): BenchCase[] {
 // ------------------------------------------------------------------------------------------------
 
 async function startServer(key: ServerKey, env: Record<string, string>): Promise<Server> {
-  const file = key === 'fieldforge' ? 'bench/fieldforge-server.ts' : 'bench/bare-server.ts';
-  const child = spawn(process.execPath, ['--import', 'tsx', file], {
-    cwd: ROOT,
-    env: { ...process.env, ...env, PORT: '0', NODE_ENV: 'production' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stderr!.on('data', (d: Buffer) => process.stderr.write(`[${key}] ${d}`));
-  const port = await new Promise<number>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`${key} server did not start within 60 s`)), 60_000);
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const line = out.split('\n').find((l) => l.startsWith('{"ready"'));
-      if (line) {
-        clearTimeout(timer);
-        resolve((JSON.parse(line) as { port: number }).port);
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`${key} server exited with ${code} before listening`));
-    });
-  });
+  const { child, port } = await startServerProcess(key === 'fieldforge' ? 'bench/fieldforge-server.ts' : 'bench/bare-server.ts', env);
   return { key, label: key === 'fieldforge' ? 'FieldForge' : 'bare http+pg', child, port, appName: key === 'fieldforge' ? 'fieldforge' : 'ffbench-bare' };
 }
 
-async function stopServer(server: Server): Promise<void> {
-  const { child } = server;
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 3_000);
-  await exited;
-  clearTimeout(timer);
-}
+const stopServer = (server: Server): Promise<void> => stopServerProcess(server);
 
 async function call(server: Server, method: string, path: string, headers: Record<string, string> = {}, body?: unknown): Promise<{ status: number; json: any }> {
   const res = await fetch(`http://127.0.0.1:${server.port}${path}`, {
