@@ -7,16 +7,26 @@
  *   benchmark database (BENCH_DB) has executed and the number of `/api/` requests received so far;
  * - `POST /__trace/start`, `POST /__trace/stop`: the SQL text of the statements run in between;
  * - `POST /__gc`: a full garbage collection when started with `--expose-gc`;
+ * - `POST /__heap`: writes a V8 heap snapshot to the temporary directory and answers its path
+ *   (what a socket retains, `realtime-bench.ts`);
  * - `POST /__prof/start`, `POST /__prof/stop`: a V8 CPU profile of the time in between (in-process
  *   inspector), returned as JSON.
+ *
+ * `BENCH_REALTIME=off` builds the platform as usual and then takes its record-changed feed away
+ * (`platform.changeFeed = null`, as `ui-effect`'s read-only work runs): the write path then does
+ * no realtime work at all, not even the gate check — the baseline of `realtime-bench.ts` (c).
  *
  * Started by bench/run.ts with `node --import tsx`; PORT=0 picks a free port, which is printed as
  * `{"ready":true,"port":…}`.
  */
 import { Session } from 'node:inspector';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { writeHeapSnapshot } from 'node:v8';
 import { readSettings } from '../src/config/settings.js';
 import { buildApp } from '../src/http/app.js';
 import { bootPlatform } from '../src/platform/boot.js';
+import type { Platform } from '../src/platform/platform.js';
 
 const dbName = process.env.BENCH_DB;
 if (!dbName) throw new Error('BENCH_DB is not set');
@@ -24,6 +34,7 @@ const settings = readSettings();
 if (!settings.databaseUrl) throw new Error('DATABASE_URL is not set');
 
 const platform = await bootPlatform(settings);
+if (process.env.BENCH_REALTIME === 'off') (platform as { changeFeed: Platform['changeFeed'] | null }).changeFeed = null;
 const app = await buildApp(platform, { dev: false, bodyLimit: settings.bodyLimit, logger: false });
 
 // Counted as they arrive: a request whose client hung up is still worked on (and would be
@@ -63,6 +74,10 @@ function post<T>(method: string, params: Record<string, unknown> = {}): Promise<
 app.post('/__gc', async () => {
   (globalThis as { gc?: () => void }).gc?.();
   return { ok: true };
+});
+app.post('/__heap', async () => {
+  (globalThis as { gc?: () => void }).gc?.();
+  return { path: writeHeapSnapshot(join(tmpdir(), `ff-bench-${process.pid}-${Date.now()}.heapsnapshot`)) };
 });
 app.post('/__prof/start', async () => {
   if (!session) {

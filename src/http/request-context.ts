@@ -186,7 +186,7 @@ export function readOnlyWork<T>(req: FastifyRequest, fn: () => Promise<T>): Prom
  * Runs a read-only `fn` as the principal of a long-lived connection (the realtime socket), with
  * its credential and rights resolved afresh from the database: revoked since → `AuthenticationError`.
  */
-export async function readAsNow<T>(ctx: RequestContext, fn: () => Promise<T>): Promise<T> {
+export async function readAsNow<T>(ctx: Pick<RequestContext, 'resolveAgain'>, fn: () => Promise<T>): Promise<T> {
   const fresh = await ctx.resolveAgain();
   return runInEnv(makeEnv(fresh.db, fresh.registry, fresh.db.kysely, envOptions(fresh)), fn);
 }

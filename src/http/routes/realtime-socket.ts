@@ -9,7 +9,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServerResponse } from 'node:http';
 import type { WebSocket } from 'ws';
-import { assertWatchable, watchedState } from '../../api/watch-target.js';
+import { assertWatchable, watchedState, type WatchedState } from '../../api/watch-target.js';
 import { AccessError, BadRequest } from '../../errors.js';
 import type { SocketOwner } from '../../realtime/socket-client.js';
 import type { SocketHub } from '../../realtime/socket-hub.js';
@@ -43,19 +43,35 @@ function connect(hub: SocketHub, socket: WebSocket, req: FastifyRequest): Promis
  * What a socket keeps of its request context: database, user, session, key hash and the means of
  * resolving the credential and rights afresh for each watch (`resolveAgain`, the request hook's
  * closure over the credential) — not the context itself, whose access profile (groups, rights,
- * rules) is resolved again on every watch anyway.
+ * rules) is resolved again on every watch anyway. A class rather than closures: its methods are
+ * shared by every socket (under tsx, each named closure also carries a property array of its own).
  */
 function socketOwner(ctx: RequestContext): SocketOwner {
-  const { dbName: db, uid, keyHash, resolveAgain } = ctx;
   const sessionId = ctx.principal.serviceAccountId === null ? (ctx.principal.sessionId ?? null) : null;
-  // `readAsNow` starts from `ctx.resolveAgain()` and reads nothing else of the context.
-  const credential: Pick<RequestContext, 'resolveAgain'> = { resolveAgain };
-  const asNow = <T>(fn: () => Promise<T>) => readAsNow(credential as RequestContext, fn);
-  return {
-    db, uid, sessionId, keyHash,
-    assertReadable: (model, id) => asNow(() => assertWatchable(model, id)),
-    readWatched: (model, id) => asNow(() => watchedState(model, id)),
-  };
+  return new UpgradeCredential(ctx.dbName, ctx.uid, sessionId, ctx.keyHash, ctx.resolveAgain);
+}
+
+class UpgradeCredential implements SocketOwner {
+  /** All `readAsNow` reads of a context. */
+  readonly #credential: Pick<RequestContext, 'resolveAgain'>;
+
+  constructor(
+    readonly db: string,
+    readonly uid: number,
+    readonly sessionId: number | null,
+    readonly keyHash: string | null,
+    resolveAgain: RequestContext['resolveAgain'],
+  ) {
+    this.#credential = { resolveAgain };
+  }
+
+  assertReadable(model: string, id: number): Promise<void> {
+    return readAsNow(this.#credential, () => assertWatchable(model, id));
+  }
+
+  readWatched(model: string, id: number): Promise<WatchedState> {
+    return readAsNow(this.#credential, () => watchedState(model, id));
+  }
 }
 
 /**
