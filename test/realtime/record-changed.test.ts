@@ -155,7 +155,7 @@ describe('record_changed on every update path', () => {
     for (const s of sockets) await s.close();
   });
 
-  it('bulk update (items and selection), queryset update, a method that assigns, import updates and resequence', async () => {
+  it('bulk update (items and selection), queryset update, a method that assigns, a wizard, import updates and resequence', async () => {
     const [a, b, c] = [await probe({ sequence: 1 }), await probe({ sequence: 2 }), await probe({ sequence: 3 })];
     const socket = await open(bob.tokens[0]);
     for (const id of [a, b, c]) await watch(socket, id);
@@ -175,14 +175,19 @@ describe('record_changed on every update path', () => {
     await ok(await api('POST', '/api/execute/ChangeProbe/rename', { ids: [a], request_body: { inputs: { name: 'Assigned' } } }));
     expect((await nextPing(socket, a, 3)).fields).toEqual(['name']);
 
+    // A wizard run on a selection (its inputs checked against the wizard's fields first).
+    await ok(await api('POST', '/api/execute/ChangeProbe/action_renote', { selection: { ids: [a, c] }, request_body: { inputs: { note: 'From the wizard' } } }));
+    expect((await nextPing(socket, a, 4)).fields).toEqual(['note']);
+    expect((await nextPing(socket, c, 3)).fields).toEqual(['note']);
+
     const imported = await ok(await api('POST', '/api/import/ChangeProbe', { fields: ['id', 'name'], data: [['id', 'name'], [b, 'Imported'], [999_999, 'Ghost']] }));
     expect(imported.summary.updated).toBe(1);
     expect((await nextPing(socket, b, 3)).fields).toEqual(['name']);
 
     // c moves first: every record's number changes, each is pinged with `sequence`.
     await ok(await api('POST', '/api/resequence/ChangeProbe', { dropped_column_id: c, after_column_id: null, scope_filter: `Q(id__in=[${a}, ${b}, ${c}])` }));
-    expect((await nextPing(socket, c, 3)).fields).toEqual(['sequence']);
-    expect((await nextPing(socket, a, 4)).fields).toEqual(['sequence']);
+    expect((await nextPing(socket, c, 4)).fields).toEqual(['sequence']);
+    expect((await nextPing(socket, a, 5)).fields).toEqual(['sequence']);
     expect((await nextPing(socket, b, 4)).fields).toEqual(['sequence']);
     await socket.close();
   });

@@ -2,7 +2,8 @@
  * Models for the record-changed tests (CONTRACTS C4 "Record-changed pings"), written as module
  * `change_probe`: `ChangeProbe` with plain fields, a stored computed `total` (recomputed from `qty`
  * and `price`: a cascade, never pinged), a sequence for resequence, tags (ManyToMany), and API
- * methods that write by assignment, by queryset `update`, twice in one transaction, or then fail;
+ * methods that write by assignment, by queryset `update`, twice in one transaction, or then fail,
+ * and a wizard (`action_renote`);
  * `ChangeProbeLine`, whose `amount` feeds its probe's stored `lines_total` (a cascade to another record).
  */
 export const CHANGE_PROBE = `
@@ -14,7 +15,14 @@ export class ChangeProbeTag extends Model {
 
 export class ChangeProbe extends Model {
   static override _order_by = ['sequence ASC'];
-  static override _api_methods = ['rename', 'rename_then_fail', 'bump_notes', 'write_twice'];
+  static override _api_methods = ['rename', 'rename_then_fail', 'bump_notes', 'write_twice', 'action_renote'];
+  static override _wizards = {
+    action_renote: {
+      title: 'Change the note',
+      fields: { note: fields.Char({ label: 'New note', required: true }) },
+      arch: [{ row: [{ field: { name: 'note' } }] }],
+    },
+  };
   static override fields = {
     name: fields.Char(),
     note: fields.Char(),
@@ -49,6 +57,12 @@ export class ChangeProbe extends Model {
   static async bump_notes(inputs: { ids: number[]; note: string }) {
     await ChangeProbe.query({ id__in: inputs.ids }).update({ note: inputs.note });
     return true;
+  }
+
+  /** A wizard's method: its inputs validated against the wizard's fields, run on each selected record. */
+  async action_renote(inputs: { note: string }) {
+    this.note = inputs.note;
+    return { close: true, reload: true };
   }
 
   async write_twice(inputs: { name: string; qty: number }) {
