@@ -129,9 +129,10 @@ export function assertCompanyValues(
   meta: ModelMeta,
   values: { columns: ReadonlyMap<Field, unknown>; manyToMany: readonly (readonly [ManyToManyField, readonly number[]])[] },
   access: AccessProfile | null = activeAccess(),
+  fields?: readonly (ManyToOneField | ManyToManyField)[],
 ): void {
   if (!access) return;
-  for (const field of companyValuedFields(meta)) {
+  for (const field of fields ?? companyValuedFields(meta)) {
     const given = field instanceof ManyToOneField
       ? [values.columns.get(field)]
       : values.manyToMany.filter(([f]) => f === field).flatMap(([, ids]) => ids);

@@ -13,7 +13,7 @@
  */
 import { FieldForgeError, ValidationError } from '../../errors.js';
 import type { ModelMeta } from '../../orm/model-meta.js';
-import { createRecords } from '../../orm/write/create-records.js';
+import { createRecordIds } from '../../orm/write/create-records.js';
 import { writeEach } from '../../orm/write/write-records.js';
 import type { ImportColumns } from './import-columns.js';
 import type { ImportedRecord, RowError } from './import-rows.js';
@@ -66,8 +66,8 @@ async function writeItems(meta: ModelMeta, items: readonly BatchItem[]): Promise
   const creates = items.filter((i) => i.updates === null);
   const updates = items.filter((i) => i.updates !== null);
   if (creates.length) {
-    const made = await createRecords(meta, creates.map((i) => i.vals), { items: creates.map((i) => i.record.row) });
-    creates.forEach((i, k) => out.set(i.record, made[k]!.id));
+    const made = await createRecordIds(meta, creates.map((i) => i.vals), { items: creates.map((i) => i.record.row) });
+    creates.forEach((i, k) => out.set(i.record, made[k]!));
   }
   if (updates.length) {
     await writeEach(meta, updates.map((i) => ({ id: i.updates!, vals: i.vals })), { items: updates.map((i) => i.record.row) });

@@ -73,6 +73,7 @@ export async function importRecords(meta: ModelMeta, body: unknown, options: Imp
   };
   progress(0);
   const errors: RowError[] = [...orphanErrors];
+  const required = new RequiredFields();
   const written: { record: ImportedRecord; id: number; updated: boolean }[] = [];
 
   const run = async () => {
@@ -87,7 +88,7 @@ export async function importRecords(meta: ModelMeta, body: unknown, options: Imp
       for (const r of valid) {
         // A row the matching refused (an unknown id, an ambiguous key) is not checked as a create.
         if (r.errors.length) continue;
-        const item = prepareItem(meta, r, matches.get(r) ?? null, rights, columns);
+        const item = prepareItem(meta, r, matches.get(r) ?? null, rights, columns, required);
         if (item && !r.errors.length) items.push(item);
       }
       for (const r of batch) errors.push(...r.errors);
@@ -125,17 +126,25 @@ function* batches(meta: ModelMeta, records: readonly ImportedRecord[], max: numb
   const width = (m: ModelMeta) => widths.get(m) ?? widths.set(m, parametersPerRecord(m)).get(m)!;
   let batch: ImportedRecord[] = [];
   let parameters = new Map<ModelMeta, number>();
+  const own = width(meta);
   for (const r of records) {
-    const cost = new Map<ModelMeta, number>([[meta, width(meta)]]);
-    for (const [field, lines] of r.lines) cost.set(field.target, (cost.get(field.target) ?? 0) + lines.length * width(field.target));
-    const full = batch.length >= max || [...cost].some(([m, c]) => (parameters.get(m) ?? 0) + c > BATCH_PARAMETERS);
+    // A record without lines (most imports) costs its own model's width only: no map of its own.
+    let cost: Map<ModelMeta, number> | null = null;
+    if (r.lines.size) {
+      cost = new Map<ModelMeta, number>([[meta, own]]);
+      for (const [field, lines] of r.lines) cost.set(field.target, (cost.get(field.target) ?? 0) + lines.length * width(field.target));
+    }
+    const full = batch.length >= max || (cost
+      ? [...cost].some(([m, c]) => (parameters.get(m) ?? 0) + c > BATCH_PARAMETERS)
+      : (parameters.get(meta) ?? 0) + own > BATCH_PARAMETERS);
     if (batch.length && full) {
       yield batch;
       batch = [];
       parameters = new Map();
     }
     batch.push(r);
-    for (const [m, c] of cost) parameters.set(m, (parameters.get(m) ?? 0) + c);
+    if (cost) for (const [m, c] of cost) parameters.set(m, (parameters.get(m) ?? 0) + c);
+    else parameters.set(meta, (parameters.get(meta) ?? 0) + own);
   }
   if (batch.length) yield batch;
 }
@@ -179,12 +188,14 @@ async function resolveRelations(batch: readonly ImportedRecord[]): Promise<void>
 /** The values a record is written with, after the checks that need no statement (rights, required values). */
 function prepareItem(
   meta: ModelMeta, r: ImportedRecord, updates: number | null, rights: { create: boolean; write: boolean }, columns: ImportColumns,
+  required: RequiredFields,
 ): BatchItem | null {
   if (updates === null ? !rights.create : !rights.write) {
     r.errors.push({ row: r.row, message: `You are not allowed to ${updates === null ? 'create' : 'change'} ${meta.verboseName} records` });
     return null;
   }
-  const vals: Record<string, unknown> = { ...r.vals };
+  // A create without lines writes the values as read (nothing changes them from here on).
+  const vals: Record<string, unknown> = updates === null && !r.lines.size ? r.vals : { ...r.vals };
   if (updates !== null) {
     // Spec §4.4 rule 3: an update leaves the identifier and the audit columns alone.
     delete vals.identifier;
@@ -197,19 +208,33 @@ function prepareItem(
   for (const [field, lines] of r.lines) {
     vals[field.name] = lines.map((l) => l.vals);
     const paths = columns.lines.find((l) => l.field === field)?.columns ?? [];
-    for (const line of lines) missingRequired(field.target, line.vals, 'create', field.inverseName, line.row, r, paths);
+    for (const line of lines) missingRequired(required.of(field.target), line.vals, 'create', field.inverseName, line.row, r, paths);
   }
-  missingRequired(meta, vals, updates === null ? 'create' : 'update', null, r.row, r, columns.record);
+  missingRequired(required.of(meta), vals, updates === null ? 'create' : 'update', null, r.row, r, columns.record);
   return { record: r, updates, vals };
+}
+
+/** Per model, its required stored, not computed fields (in the model's field order), looked up once per import. */
+class RequiredFields {
+  private readonly byModel = new Map<ModelMeta, Field[]>();
+
+  of(meta: ModelMeta): Field[] {
+    let fields = this.byModel.get(meta);
+    if (!fields) {
+      fields = [...meta.fields.values()].filter((f) => f.isRequired && f.column && !f.isComputed);
+      this.byModel.set(meta, fields);
+    }
+    return fields;
+  }
 }
 
 /** Required fields a create leaves empty (no value, no default), or an update clears. */
 function missingRequired(
-  meta: ModelMeta, vals: Record<string, unknown>, mode: 'create' | 'update', parentLink: string | null, row: number, r: ImportedRecord,
+  required: readonly Field[], vals: Record<string, unknown>, mode: 'create' | 'update', parentLink: string | null, row: number, r: ImportedRecord,
   columns: readonly ValueColumn[],
 ): void {
-  for (const f of meta.fields.values()) {
-    if (!f.isRequired || !f.column || f.isComputed || f.name === parentLink) continue;
+  for (const f of required) {
+    if (f.name === parentLink) continue;
     const v = vals[f.name];
     const empty = v === null || v === '' || (v === undefined && mode === 'create' && f.options.default === undefined);
     if (empty) r.errors.push(requiredError(f, row, columns.find((c) => c.field === f)?.path));

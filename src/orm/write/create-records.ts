@@ -13,14 +13,14 @@ import { runGuarded } from '../execute-sql.js';
 import { RecordBatch } from '../record-batch.js';
 import { checkRequired, sortValues, type SortedValues } from './write-values.js';
 import { linkManyToMany, writeLines, type LineWrite } from './write-relations.js';
-import type { OneToManyField } from '../fields/relational-fields.js';
-import { atItem, atItemAsync, soleItem, type ItemIndexes } from './item-errors.js';
+import { ManyToOneField, type OneToManyField } from '../fields/relational-fields.js';
+import { atItem, atItemAsync, labelItem, soleItem, type ItemIndexes } from './item-errors.js';
 import { assertDistinctKeys, attributeFailure } from './item-keys.js';
 import { collectDependents, flushRecompute, newPending, triggeredFieldNames, type Protected } from './recompute.js';
 import { precompute, precomputableFields } from './precompute.js';
 import { selectList, type Row } from '../query/select-rows.js';
 import { columnValue, currencyOf } from './monetary-rounding.js';
-import { assertCompanyValues, assertRight } from '../../access/record-access.js';
+import { activeAccess, assertCompanyValues, assertRight, companyValuedFields } from '../../access/record-access.js';
 import { assertCompanyConsistency } from '../../access/company-consistency.js';
 import { linkCheck } from '../../access/reference-checks.js';
 import { assertRecordsAllowed } from '../../access/record-checks.js';
@@ -34,12 +34,25 @@ export interface CreateOptions {
 }
 
 export async function createRecords(meta: ModelMeta, valsList: readonly Record<string, unknown>[], options: CreateOptions = {}): Promise<Model[]> {
+  return (await guardedCreate(meta, valsList, options, false)) as Model[];
+}
+
+/**
+ * `createRecords` for a caller that needs only the new records' ids, in the order of `valsList`
+ * (the import): the same checks and writes, but the INSERT returns only what the write path
+ * itself reads back (ids, links, the guard), and the records are neither built nor reloaded.
+ */
+export async function createRecordIds(meta: ModelMeta, valsList: readonly Record<string, unknown>[], options: CreateOptions = {}): Promise<number[]> {
+  return (await guardedCreate(meta, valsList, options, true)) as number[];
+}
+
+async function guardedCreate(meta: ModelMeta, valsList: readonly Record<string, unknown>[], options: CreateOptions, idsOnly: boolean): Promise<Model[] | number[]> {
   if (!valsList.length) return [];
   const items = options.items;
   const sortedList: SortedValues[] = [];
   let ids: number[] = [];
   try {
-    return await create(meta, valsList, options, sortedList, (created) => (ids = created));
+    return await create(meta, valsList, options, sortedList, (created) => (ids = created), idsOnly);
   } catch (err) {
     throw attributeFailure(err, meta, ids, sortedList.map((s) => s.columns), items);
   }
@@ -47,8 +60,8 @@ export async function createRecords(meta: ModelMeta, valsList: readonly Record<s
 
 async function create(
   meta: ModelMeta, valsList: readonly Record<string, unknown>[], options: CreateOptions,
-  sortedList: SortedValues[], onInserted: (ids: number[]) => void,
-): Promise<Model[]> {
+  sortedList: SortedValues[], onInserted: (ids: number[]) => void, idsOnly: boolean,
+): Promise<Model[] | number[]> {
   const env = currentEnv();
   const items = options.items;
   assertRight(meta, 'create');
@@ -58,27 +71,34 @@ async function create(
   const files = await prepareFileCreate(meta, valsList, items);
   if (files) valsList = files.valsList;
   const now = new Date().toISOString();
-  /** What each record's caller gave (before defaults): the links to check. */
-  const given: Map<Field, unknown>[] = [];
+  const plan = createPlan(meta);
+  const access = activeAccess();
+  /** What each record's caller gave (before defaults): the links to check (only numbers can be links). */
+  const given: ReadonlyMap<Field, unknown>[] = [];
   const defaults = new CallDefaults();
-  for (const [i, vals] of valsList.entries()) {
-    sortedList.push(await atItemAsync(items?.[i], async () => {
-      const sorted = sortValues(meta, vals, 'create');
-      given.push(new Map(sorted.columns));
-      for (const f of meta.fields.values()) {
-        if (f.column && !f.isComputed && !sorted.columns.has(f) && f.options.default !== undefined) {
-          sorted.columns.set(f, f.toColumn(await defaults.value(f)));
-        }
+  for (let i = 0; i < valsList.length; i++) {
+    // Labelled like `atItem`, without an async step per record when no default is async.
+    try {
+      const sorted = sortValues(meta, valsList[i]!, 'create');
+      const links = numericValues(sorted.columns);
+      for (const f of plan.defaulted) {
+        if (sorted.columns.has(f)) continue;
+        let value = defaults.value(f);
+        if (isThenable(value)) value = await value;
+        sorted.columns.set(f, f.toColumn(value));
       }
-      checkRequired(meta, sorted.columns, 'create');
-      assertCompanyValues(meta, sorted);
-      const audit = (name: string, value: unknown) => sorted.columns.set(meta.fields.get(name)!, value);
-      if (!hasValue(sorted, meta, 'created_date')) audit('created_date', now);
-      audit('created_by', env.uid);
-      audit('updated_date', now);
-      audit('updated_by', env.uid);
-      return sorted;
-    }));
+      checkRequired(meta, sorted.columns, 'create', plan.required);
+      assertCompanyValues(meta, sorted, access, plan.companyValued);
+      const created = sorted.columns.get(plan.createdDate);
+      if (created === undefined || created === null) sorted.columns.set(plan.createdDate, now);
+      sorted.columns.set(plan.createdBy, env.uid);
+      sorted.columns.set(plan.updatedDate, now);
+      sorted.columns.set(plan.updatedBy, env.uid);
+      sortedList.push(sorted);
+      given.push(links);
+    } catch (err) {
+      throw labelItem(err, items?.[i]);
+    }
   }
   if (items) assertDistinctKeys(meta, sortedList.map((s) => s.columns), items);
 
@@ -88,13 +108,20 @@ async function create(
   // The new records' own computed fields, where they need nothing the INSERT creates.
   const setterRuns = sortedList.some((s) => s.setters.length);
   const writtenRelations = new Set<Field>();
-  for (const s of sortedList) for (const [f] of [...s.manyToMany, ...s.oneToMany]) writtenRelations.add(f);
+  for (const s of sortedList) {
+    for (const [f] of s.manyToMany) writtenRelations.add(f);
+    for (const [f] of s.oneToMany) writtenRelations.add(f);
+  }
   const precomputed = setterRuns ? [] : precomputableFields(meta, writtenRelations);
   if (precomputed.length) await precompute(meta, sortedList, precomputed, items);
 
-  const columns: Field[] = [];
-  for (const s of sortedList) for (const f of s.columns.keys()) if (!columns.includes(f)) columns.push(f);
-  const returning = selectList(meta.table, RecordBatch.storedFields(meta));
+  const seen = new Set<Field>();
+  for (const s of sortedList) for (const f of s.columns.keys()) seen.add(f);
+  const columns = [...seen];
+  // Every stored column (the records are built from the rows), or, for ids only, the id and the
+  // links: `collectDependents` reads a record's parent off its link (`ownersFromRows`).
+  const stored = RecordBatch.storedFields(meta);
+  const returning = selectList(meta.table, idsOnly ? stored.filter((f) => f.name === 'id' || f instanceof ManyToOneField) : stored);
   const rowsSql = insertedRows(meta, columns, sortedList);
   const inserted = await runGuarded<Row>((guard) => sql`INSERT INTO ${sql.table(meta.table)}
     (${sql.join(columns.map((f) => sql.id(f.column!)))}) ${rowsSql}
@@ -133,6 +160,7 @@ async function create(
   await collectDependents(meta, ids, triggeredFieldNames(meta), pending, { rows: inserted, upToDate });
   const changed = await flushRecompute(pending, protect);
   await assertCompanyConsistency(meta, ids);
+  if (idsOnly) return ids;
   // The inserted rows are the records as stored, unless something written since may have changed them.
   // Reloaded as the platform, like the INSERT's RETURNING: a create returns every record it made,
   // even one a read rule keeps from its creator (a bulk create answers one entry per item).
@@ -154,9 +182,25 @@ function insertedRows(meta: ModelMeta, columns: readonly Field[], sortedList: re
     const rows = sortedList.map((s) => sql`(${sql.join(columns.map((f) => (s.columns.has(f) ? columnValue(meta, f, s.columns.get(f), s.columns, false) : null)))})`);
     return sql`VALUES ${sql.join(rows)}`;
   }
-  // The types come from the field declarations, never from input.
-  const arrays = columns.map((f) => sql`${sortedList.map((s) => (s.columns.has(f) ? s.columns.get(f) ?? null : null))}::${sql.raw(`${f.sqlType()}[]`)}`);
-  return sql`SELECT * FROM unnest(${sql.join(arrays)})`;
+  // The types come from the field declarations, never from input. A column every record gives
+  // the same plain value (the audit columns, most defaults) is bound once, not as an array of
+  // thousands of copies the driver would serialise one by one.
+  const arrays: RawBuilder<unknown>[] = [];
+  const selected: RawBuilder<unknown>[] = [];
+  columns.forEach((f, k) => {
+    const values = sortedList.map((s) => s.columns.get(f) ?? null);
+    const first = values[0];
+    const scalar = first === null || typeof first === 'string' || typeof first === 'number' || typeof first === 'boolean';
+    // At least one array: it gives the number of rows.
+    if (scalar && (arrays.length || k < columns.length - 1) && values.every((v) => v === first)) {
+      selected.push(sql`${first}::${sql.raw(f.sqlType())}`);
+    } else {
+      selected.push(sql.ref(`u.c${arrays.length}`));
+      arrays.push(sql`${values}::${sql.raw(`${f.sqlType()}[]`)}`);
+    }
+  });
+  const names = arrays.map((_, k) => sql.id(`c${k}`));
+  return sql`SELECT ${sql.join(selected)} FROM unnest(${sql.join(arrays)}) AS u(${sql.join(names)})`;
 }
 
 /**
@@ -188,7 +232,45 @@ function lineWrites(ids: readonly number[], sortedList: readonly SortedValues[],
   return byField;
 }
 
-function hasValue(sorted: SortedValues, meta: ModelMeta, name: string): boolean {
-  const v = sorted.columns.get(meta.fields.get(name)!);
-  return v !== undefined && v !== null;
+/** What `create` reads of the model's fields for every record, looked up once per call. */
+interface CreatePlan {
+  /** Stored, not computed fields with a default, in the model's field order. */
+  readonly defaulted: readonly Field[];
+  /** Required stored, not computed fields, in the model's field order (`checkRequired`). */
+  readonly required: readonly Field[];
+  readonly companyValued: ReturnType<typeof companyValuedFields>;
+  readonly createdDate: Field;
+  readonly createdBy: Field;
+  readonly updatedDate: Field;
+  readonly updatedBy: Field;
+}
+
+function createPlan(meta: ModelMeta): CreatePlan {
+  const defaulted: Field[] = [];
+  const required: Field[] = [];
+  for (const f of meta.fields.values()) {
+    if (!f.column || f.isComputed) continue;
+    if (f.options.default !== undefined) defaulted.push(f);
+    if (f.isRequired) required.push(f);
+  }
+  const field = (name: string) => meta.fields.get(name)!;
+  return {
+    defaulted, required, companyValued: companyValuedFields(meta),
+    createdDate: field('created_date'), createdBy: field('created_by'), updatedDate: field('updated_date'), updatedBy: field('updated_by'),
+  };
+}
+
+/**
+ * The numbers among a record's column values, as given: the only values `linkCheck` looks at
+ * (links are ids), without copying every value of every record.
+ */
+function numericValues(columns: ReadonlyMap<Field, unknown>): ReadonlyMap<Field, unknown> {
+  let out: Map<Field, unknown> | null = null;
+  for (const [f, v] of columns) if (typeof v === 'number') (out ??= new Map()).set(f, v);
+  return out ?? NO_VALUES;
+}
+const NO_VALUES: ReadonlyMap<Field, unknown> = new Map();
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return value instanceof Promise || (typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function');
 }

@@ -56,7 +56,9 @@ export function publicValues(meta: ModelMeta, vals: unknown, mode: WriteMode): R
 /** Converts trusted values (model code, data files, or `publicValues` output). */
 export function sortValues(meta: ModelMeta, vals: Record<string, unknown>, mode: WriteMode): SortedValues {
   const sorted: SortedValues = { columns: new Map(), manyToMany: [], oneToMany: [], setters: [] };
-  for (const [key, value] of Object.entries(vals)) {
+  // Keys, then values (as `Object.entries` gives them, without an array per key).
+  for (const key of Object.keys(vals)) {
+    const value = vals[key];
     if (value === undefined || key === 'id') continue;
     const f = meta.fields.get(key);
     if (!f) throw new ValidationError(`${meta.name} has no field '${key.slice(0, 60)}'`);
@@ -95,9 +97,13 @@ function idList(f: ManyToManyField, value: unknown): number[] {
   }))];
 }
 
-/** `Field 'name' of Task is required` when a required stored value is empty. */
-export function checkRequired(meta: ModelMeta, columns: Map<Field, unknown>, mode: WriteMode): void {
-  for (const f of meta.fields.values()) {
+/**
+ * `Field 'name' of Task is required` when a required stored value is empty. `required`: the
+ * model's required stored, not computed fields in its field order, when the caller looked them up
+ * once for many records (as `createRecords` does).
+ */
+export function checkRequired(meta: ModelMeta, columns: Map<Field, unknown>, mode: WriteMode, required?: readonly Field[]): void {
+  for (const f of required ?? meta.fields.values()) {
     if (!f.isRequired || !f.column || f.isComputed) continue;
     const present = columns.has(f);
     if (mode === 'update' && !present) continue;
