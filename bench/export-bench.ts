@@ -17,7 +17,8 @@
  *
  * RSS is sampled from /proc/<pid>/status every 20 ms (Linux). (a) runs BENCH_ROUNDS (default 3)
  * interleaved rounds and prints the median time and the highest peak. Environment:
- * BENCH_DATABASE_URL (else DATABASE_URL, else the local server), BENCH_KEEP=1 (keep the database). Not a test: it
+ * BENCH_DATABASE_URL (else DATABASE_URL, else the local server), BENCH_EXPORT_ROWS (case (b), default
+ * 1,000,000), BENCH_SERVER_NODE_ARGS (V8 flags for the server), BENCH_KEEP=1 (keep the database). Not a test: it
  * prints figures and never fails CI.
  */
 import { spawnSync } from 'node:child_process';
@@ -42,7 +43,10 @@ const KEEP = process.env.BENCH_KEEP === '1';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
 const SMALL = 100_000;
-const LARGE = 1_000_000;
+/** Node options of the FieldForge server only (BENCH_SERVER_NODE_ARGS, e.g. `--max-semi-space-size=4`). */
+const SERVER_NODE_ARGS = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+/** Rows of case (b) (BENCH_EXPORT_ROWS, at least the 100,000 of case (a)). */
+const LARGE = Math.max(SMALL + 1, Number(process.env.BENCH_EXPORT_ROWS ?? 1_000_000));
 const CONTACTS = 1_000;
 const WRITER_ROWS = Number(process.env.BENCH_WRITERS_ROWS ?? SMALL);
 const FIELDS = ['name', 'assignee', 'deadline', 'stage', 'priority', 'planned_hours', 'effective_hours', 'remaining_hours', 'sequence', 'active'];
@@ -156,7 +160,7 @@ type Server = ServerProcess;
 
 /** The FieldForge server of the benchmark (bench/fieldforge-server.ts) on `dbName`, in its own process. */
 function startServer(dbName: string): Promise<Server> {
-  return startServerProcess('bench/fieldforge-server.ts', { DATABASE_URL: BASE_URL, BENCH_DB: dbName });
+  return startServerProcess('bench/fieldforge-server.ts', { DATABASE_URL: BASE_URL, BENCH_DB: dbName }, SERVER_NODE_ARGS);
 }
 
 const stopServer = stopServerProcess;
