@@ -29,14 +29,10 @@ import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { XlsxStreamWriter } from '../src/api/export/xlsx-stream-writer.js';
-import { createServiceAccountKey } from '../src/auth/api-keys.js';
 import { PostgresEngine } from '../src/db/postgres-engine.js';
-import { BUILTIN_MODULES_DIR, ModuleCatalog } from '../src/modules/module-catalog.js';
-import { createDatabase } from '../src/platform/database-lifecycle.js';
-import { Platform } from '../src/platform/platform.js';
 import { memoryOf, startServerProcess, stopServerProcess, type ServerProcess } from './server-process.js';
 import { median } from './bench-measures.js';
-import { BENCH_BASE_URL, databaseUrl } from './bench-database.js';
+import { BENCH_BASE_URL, createBenchDatabase, databaseUrl } from './bench-database.js';
 
 const BASE_URL = BENCH_BASE_URL;
 const KEEP = process.env.BENCH_KEEP === '1';
@@ -251,11 +247,7 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => void cleanup().then(() => process.exit(130)));
   try {
     log(`\ncreating ${dbName} (contacts, project)…`);
-    const platform = new Platform(engine, await ModuleCatalog.scan([BUILTIN_MODULES_DIR]));
-    await createDatabase(platform, dbName, { modules: ['contacts', 'project'] });
-    const { key } = await platform.run(dbName, {}, () => createServiceAccountKey({ name: 'export benchmark', groups: ['core.group_admin', 'core.group_user'] }));
-    platform.forget(dbName);
-    await engine.closeDatabase(dbName);
+    const key = await createBenchDatabase(engine, dbName, ['contacts', 'project'], 'export benchmark');
     client = new pg.Client({ connectionString: databaseUrl(dbName) });
     await client.connect();
     log(`seeding ${LARGE.toLocaleString('en')} tasks…`);

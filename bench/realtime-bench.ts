@@ -30,12 +30,8 @@ import { randomBytes } from 'node:crypto';
 import { createConnection, createServer } from 'node:net';
 import { availableParallelism, loadavg } from 'node:os';
 import { WebSocket } from 'ws';
-import { createServiceAccountKey } from '../src/auth/api-keys.js';
 import { PostgresEngine } from '../src/db/postgres-engine.js';
-import { BUILTIN_MODULES_DIR, ModuleCatalog } from '../src/modules/module-catalog.js';
-import { createDatabase } from '../src/platform/database-lifecycle.js';
-import { Platform } from '../src/platform/platform.js';
-import { BENCH_BASE_URL } from './bench-database.js';
+import { BENCH_BASE_URL, createBenchDatabase } from './bench-database.js';
 import { median } from './bench-measures.js';
 import { memoryOf, startServerProcess, stopServerProcess, type ServerProcess } from './server-process.js';
 
@@ -330,11 +326,7 @@ async function main(): Promise<void> {
   };
   try {
     log(`creating ${dbName} (contacts)…`);
-    const platform = new Platform(engine, await ModuleCatalog.scan([BUILTIN_MODULES_DIR]));
-    await createDatabase(platform, dbName, { modules: ['contacts'] });
-    const { key } = await platform.run(dbName, {}, () => createServiceAccountKey({ name: 'realtime benchmark', groups: ['core.group_admin', 'core.group_user'] }));
-    platform.forget(dbName);
-    await engine.closeDatabase(dbName);
+    const key = await createBenchDatabase(engine, dbName, ['contacts'], 'realtime benchmark');
     const f: Fixture = { dbName, key, headers: { authorization: `Bearer ${key}`, 'x-db-name': dbName }, contacts: [] };
     print(`\nRealtime socket; ${availableParallelism()} CPUs, load average ${load0.map((l) => l.toFixed(1)).join(' ')} at the start.`);
 

@@ -19,14 +19,10 @@
 import { randomBytes } from 'node:crypto';
 import { availableParallelism, loadavg } from 'node:os';
 import pg from 'pg';
-import { createServiceAccountKey } from '../src/auth/api-keys.js';
 import { PostgresEngine } from '../src/db/postgres-engine.js';
-import { BUILTIN_MODULES_DIR, ModuleCatalog } from '../src/modules/module-catalog.js';
-import { createDatabase } from '../src/platform/database-lifecycle.js';
-import { Platform } from '../src/platform/platform.js';
 import { startServerProcess, stopServerProcess, type ServerProcess } from './server-process.js';
 import { median, timed } from './bench-measures.js';
-import { BENCH_BASE_URL, databaseUrl } from './bench-database.js';
+import { BENCH_BASE_URL, createBenchDatabase, databaseUrl } from './bench-database.js';
 
 const BASE_URL = BENCH_BASE_URL;
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 5));
@@ -76,11 +72,7 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => void cleanup().then(() => process.exit(130)));
   try {
     log(`creating ${dbName} (contacts, project)…`);
-    const platform = new Platform(engine, await ModuleCatalog.scan([BUILTIN_MODULES_DIR]));
-    await createDatabase(platform, dbName, { modules: ['contacts', 'project'] });
-    const { key } = await platform.run(dbName, {}, () => createServiceAccountKey({ name: 'resequence benchmark', groups: ['core.group_admin', 'core.group_user'] }));
-    platform.forget(dbName);
-    await engine.closeDatabase(dbName);
+    const key = await createBenchDatabase(engine, dbName, ['contacts', 'project'], 'resequence benchmark');
     client = new pg.Client({ connectionString: databaseUrl(dbName) });
     await client.connect();
     const { rows: [admin] } = await client.query<{ uid: number }>(`SELECT id AS uid FROM "user" WHERE identifier = 'core.user_admin'`);
