@@ -135,6 +135,21 @@ describe('prepared statements', () => {
     }
   });
 
+  it('names each text once, remembering a bounded number of texts', async () => {
+    const pool = new pg.Pool({ connectionString: rawUrl(dbName), max: 1 });
+    try {
+      const preparing = new PreparingPool(pool, { trackedStatements: 5 });
+      const text = (i: number) => `SELECT id FROM items WHERE id = $1 /* ${i} */`;
+      expect(preparing.nameOf(text(0), 1)).toBe(statementName(text(0)));
+      expect(preparing.nameOf('BEGIN', 0)).toBeNull();
+      expect(preparing.nameOf('SELECT 1; SELECT 2', 0)).toBeNull();
+      for (let i = 1; i <= 50; i++) expect(preparing.nameOf(text(i), 1)).toBe(statementName(text(i)));
+      expect(preparing.namedTexts).toBe(5);
+    } finally {
+      await pool.end();
+    }
+  });
+
   it('returns the same results as unprepared statements', async () => {
     const plain = await open({ prepareStatements: false });
     const named = await open();
