@@ -26,26 +26,12 @@
  * port is printed as `{"ready":true,"port":…}`). `GET /__cpu` answers this process's CPU time, the
  * statements run and the `/api/` requests received so far.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
-import http from 'node:http';
-import pg from 'pg';
-
-const env = (name: string): string => {
-  const v = process.env[name];
-  if (!v) throw new Error(`${name} is not set`);
-  return v;
-};
+import type http from 'node:http';
+import { HttpError, bearerDigest, countingPool, env, readBody, sameKey, serve } from './bare-http.js';
 
 const keyHash = Buffer.from(env('BENCH_KEY_HASH'), 'hex');
-const pool = new pg.Pool({ connectionString: env('BENCH_DB_URL'), max: 10, application_name: 'ffbench-bare-effects' });
-pool.on('error', () => {});
-let statements = 0;
-let served = 0;
-
-function query<R extends pg.QueryResultRow>(name: string, text: string, values: unknown[]): Promise<pg.QueryResult<R>> {
-  statements++;
-  return pool.query<R>({ name, text, values });
-}
+const db = countingPool({ applicationName: 'ffbench-bare-effects' });
+const { query } = db;
 
 // A new line of order $2 choosing product $1: the product, its unit, the order and its other lines.
 const SQL_PRODUCT = `SELECT p.name, p.list_price, p.currency_id AS product_currency, p.uom_id, u.name AS uom_name,
@@ -76,12 +62,6 @@ const SQL_LINE = `SELECT l.order_id, l.quantity, l.price_unit, l.product_qty, l.
   LEFT JOIN currency c ON c.id = o.currency_id
   LEFT JOIN currency cc ON cc.id = o.company_currency_id
   WHERE l.id = $1`;
-
-class HttpError extends Error {
-  constructor(readonly status: number, message: string) {
-    super(message);
-  }
-}
 
 /** Half away from zero to a multiple of `step` (binary noise trimmed first); no step → unchanged. */
 function round(value: number, step: unknown): number {
@@ -165,30 +145,10 @@ async function savedLineQuantity(id: number, vals: Record<string, unknown>): Pro
 }
 
 function authenticate(req: http.IncomingMessage): void {
-  const m = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '');
-  if (!m) throw new HttpError(401, 'Missing credential');
-  if (!timingSafeEqual(createHash('sha256').update(m[1]!).digest(), keyHash)) throw new HttpError(401, 'Invalid credential');
-}
-
-function readBody(req: http.IncomingMessage): Promise<Record<string, unknown>> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      try {
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as unknown;
-        if (typeof body !== 'object' || body === null || Array.isArray(body)) return reject(new HttpError(400, 'Body must be an object'));
-        resolve(body as Record<string, unknown>);
-      } catch {
-        reject(new HttpError(400, 'The request body is not valid JSON'));
-      }
-    });
-    req.on('error', reject);
-  });
+  if (!sameKey(bearerDigest(req), keyHash)) throw new HttpError(401, 'Invalid credential');
 }
 
 async function handle(req: http.IncomingMessage): Promise<unknown> {
-  if (req.method === 'GET' && req.url === '/__cpu') return { ...process.cpuUsage(), statements, served };
   authenticate(req);
   if (req.method !== 'POST' || req.url !== '/api/ui-effect/SaleOrderLine') throw new HttpError(404, 'Not found');
   const body = await readBody(req);
@@ -198,28 +158,4 @@ async function handle(req: http.IncomingMessage): Promise<unknown> {
   throw new HttpError(400, 'This server answers a new line choosing a product and a saved line changing its quantity only');
 }
 
-function send(res: http.ServerResponse, status: number, value: unknown): void {
-  const text = JSON.stringify(value);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
-}
-
-const server = http.createServer((req, res) => {
-  if (req.url?.startsWith('/api/')) served++;
-  handle(req).then(
-    (result) => send(res, 200, result),
-    (err: unknown) => send(res, err instanceof HttpError ? err.status : 500, { error: err instanceof Error ? err.message : String(err) }),
-  );
-});
-server.keepAliveTimeout = 72_000;
-server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
-  const address = server.address();
-  console.log(JSON.stringify({ ready: true, port: typeof address === 'object' && address ? address.port : 0 }));
-});
-
-const stop = (): void => {
-  server.close();
-  pool.end().finally(() => process.exit(0));
-};
-process.once('SIGTERM', stop);
-process.once('SIGINT', stop);
+serve(db, handle);

@@ -16,39 +16,15 @@
  * `GET /__cpu` answers this process's CPU time (process.cpuUsage), the statements run and the
  * `/api/` requests received so far.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
-import http from 'node:http';
-import pg from 'pg';
-
-const DATE_OID = 1082;
-const env = (name: string): string => {
-  const v = process.env[name];
-  if (!v) throw new Error(`${name} is not set`);
-  return v;
-};
+import type http from 'node:http';
+import { HttpError, bearerDigest, countingPool, env, readBody, sameKey, serve } from './bare-http.js';
 
 const keyHash = Buffer.from(env('BENCH_KEY_HASH'), 'hex');
 const AUTH_IN_DB = process.env.BENCH_BARE_AUTH === 'db';
-const PREPARED = process.env.BENCH_BARE_PREPARED !== '0';
 const uid = Number(env('BENCH_UID'));
-const pool = new pg.Pool({
-  connectionString: env('BENCH_DB_URL'),
-  max: 10,
-  application_name: 'ffbench-bare',
-  // Same as FieldForge: a date stays its YYYY-MM-DD text.
-  types: {
-    getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-      oid === DATE_OID ? (v: string) => v : pg.types.getTypeParser(oid, format as 'text')) as pg.CustomTypesConfig['getTypeParser'],
-  },
-});
-pool.on('error', () => {});
-let statements = 0;
-let served = 0;
-
-function query<R extends pg.QueryResultRow>(name: string, text: string, values: unknown[]): Promise<pg.QueryResult<R>> {
-  statements++;
-  return pool.query<R>(PREPARED ? { name, text, values } : { text, values });
-}
+// Same as FieldForge: a date stays its YYYY-MM-DD text.
+const db = countingPool({ applicationName: 'ffbench-bare', prepared: process.env.BENCH_BARE_PREPARED !== '0', datesAsText: true });
+const { query } = db;
 
 // (a) one page of tasks of a stage, with the names of their stage and assignee.
 const SQL_LIST = `SELECT t.id, t.name, t.deadline, t.stage_id, s.name AS stage_name, t.assignee_id, c.name AS assignee_name
@@ -78,12 +54,6 @@ const SQL_COUNT = `SELECT c.n, t.id, t.name
 
 const STAGE_FILTER = /^\s*Q\(\s*stage\s*=\s*(\d+)\s*\)\s*$/;
 
-class HttpError extends Error {
-  constructor(readonly status: number, message: string) {
-    super(message);
-  }
-}
-
 function named(id: number | null, name: string | null, verbose: string): Record<string, unknown> | null {
   if (id === null) return null;
   return { id, display_name: name ? name : `${verbose} #${id}`, name };
@@ -97,35 +67,14 @@ const SQL_AUTH = `SELECT s.installing, s.registry_version, a.user_id, a.company_
   WHERE s.id = 1`;
 
 async function authenticate(req: http.IncomingMessage): Promise<void> {
-  const m = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '');
-  if (!m) throw new HttpError(401, 'Missing credential');
-  const digest = createHash('sha256').update(m[1]!).digest();
+  const digest = bearerDigest(req);
   if (AUTH_IN_DB) {
     const { rows } = await query<{ installing: boolean; user_id: number | null }>('ff_auth', SQL_AUTH, [digest.toString('hex')]);
     if (rows[0]?.installing) throw new HttpError(503, 'Installing');
     if (rows[0]?.user_id == null) throw new HttpError(401, 'Invalid credential');
     return;
   }
-  if (!timingSafeEqual(digest, keyHash)) throw new HttpError(401, 'Invalid credential');
-}
-
-function readBody(req: http.IncomingMessage): Promise<Record<string, unknown>> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8').trim();
-      if (!text) return resolve({});
-      try {
-        const body = JSON.parse(text) as unknown;
-        if (typeof body !== 'object' || body === null || Array.isArray(body)) return reject(new HttpError(400, 'Body must be an object'));
-        resolve(body as Record<string, unknown>);
-      } catch {
-        reject(new HttpError(400, 'The request body is not valid JSON'));
-      }
-    });
-    req.on('error', reject);
-  });
+  if (!sameKey(digest, keyHash)) throw new HttpError(401, 'Invalid credential');
 }
 
 function stageOf(body: Record<string, unknown>): number {
@@ -144,7 +93,6 @@ function idOrNull(v: unknown): number | null {
 
 async function handle(req: http.IncomingMessage): Promise<unknown> {
   const url = req.url ?? '/';
-  if (req.method === 'GET' && url === '/__cpu') return { ...process.cpuUsage(), statements, served };
   await authenticate(req);
   if (req.method !== 'POST') throw new HttpError(404, 'Not found');
   const body = await readBody(req);
@@ -202,33 +150,4 @@ async function handle(req: http.IncomingMessage): Promise<unknown> {
   throw new HttpError(404, 'Not found');
 }
 
-const server = http.createServer((req, res) => {
-  if (req.url?.startsWith('/api/')) served++;
-  handle(req).then(
-    (result) => send(res, 200, result),
-    (err: unknown) => {
-      const status = err instanceof HttpError ? err.status : 500;
-      send(res, status, { error: err instanceof Error ? err.message : String(err) });
-    },
-  );
-});
-
-function send(res: http.ServerResponse, status: number, value: unknown): void {
-  const text = JSON.stringify(value);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
-}
-
-server.keepAliveTimeout = 72_000;
-server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  console.log(JSON.stringify({ ready: true, port }));
-});
-
-const stop = (): void => {
-  server.close();
-  pool.end().finally(() => process.exit(0));
-};
-process.once('SIGTERM', stop);
-process.once('SIGINT', stop);
+serve(db, handle);

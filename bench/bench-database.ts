@@ -16,16 +16,41 @@ export function databaseUrl(name: string, base: string = BENCH_BASE_URL): string
   return url.href;
 }
 
+export interface BenchKey {
+  name: string;
+  groups: string[];
+}
+
 /**
- * Creates database `dbName` with `modules` and an administrator's API key named `keyName`, then
- * lets it go (the platform forgets it, its pool closes) so a server process of the bench can open
- * it. Answers the key.
+ * Creates database `dbName` with `modules` (found among the built-in modules and `addonsPaths`)
+ * and an API key for each of `keys`, then lets it go (the platform forgets it, its pool closes) so
+ * a server process of the bench can open it. Answers each key with its service account; drops the
+ * database again when anything fails.
  */
+export async function createBenchDatabaseWithKeys(
+  engine: PostgresEngine, dbName: string, modules: string[], keys: BenchKey[], addonsPaths: string[] = [],
+): Promise<{ key: string; serviceAccountId: number }[]> {
+  const platform = new Platform(engine, await ModuleCatalog.scan([BUILTIN_MODULES_DIR, ...addonsPaths]));
+  await createDatabase(platform, dbName, { modules }); // drops it itself on failure
+  try {
+    const created = await platform.run(dbName, {}, async () => {
+      const out: { key: string; serviceAccountId: number }[] = [];
+      for (const k of keys) out.push(await createServiceAccountKey(k));
+      return out;
+    });
+    platform.forget(dbName);
+    await engine.closeDatabase(dbName);
+    return created;
+  } catch (err) {
+    platform.forget(dbName);
+    await engine.closeDatabase(dbName).catch(() => {});
+    await engine.drop(dbName).catch(() => {});
+    throw err;
+  }
+}
+
+/** Creates database `dbName` with `modules` and an administrator's API key named `keyName`; answers the key. */
 export async function createBenchDatabase(engine: PostgresEngine, dbName: string, modules: string[], keyName: string): Promise<string> {
-  const platform = new Platform(engine, await ModuleCatalog.scan([BUILTIN_MODULES_DIR]));
-  await createDatabase(platform, dbName, { modules });
-  const { key } = await platform.run(dbName, {}, () => createServiceAccountKey({ name: keyName, groups: ['core.group_admin', 'core.group_user'] }));
-  platform.forget(dbName);
-  await engine.closeDatabase(dbName);
-  return key;
+  const [created] = await createBenchDatabaseWithKeys(engine, dbName, modules, [{ name: keyName, groups: ['core.group_admin', 'core.group_user'] }]);
+  return created!.key;
 }

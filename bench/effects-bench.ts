@@ -29,18 +29,17 @@
  * prints, and always exits 0 (a problem is printed instead).
  */
 import type { ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { availableParallelism, loadavg } from 'node:os';
 import { isDeepStrictEqual } from 'node:util';
 import autocannon, { type AutocannonInstance, type AutocannonRequest } from 'autocannon';
 import pg from 'pg';
 import { createServiceAccountKey, hashApiKey } from '../src/auth/api-keys.js';
-import { PostgresEngine } from '../src/db/postgres-engine.js';
 import { BUILTIN_MODULES_DIR, ModuleCatalog } from '../src/modules/module-catalog.js';
 import { createDatabase } from '../src/platform/database-lifecycle.js';
 import { Platform } from '../src/platform/platform.js';
+import { benchRun, call, log, percentile } from './api-load.js';
 import { BENCH_BASE_URL, databaseUrl } from './bench-database.js';
-import { startServerProcess, stopServerProcess } from './server-process.js';
+import { startServerProcess } from './server-process.js';
 
 const BASE_URL = BENCH_BASE_URL;
 const DURATION = positive(process.env.BENCH_DURATION, 5);
@@ -48,7 +47,6 @@ const ROUNDS = Math.max(1, Math.round(positive(process.env.BENCH_ROUNDS, 2)));
 const WARMUP = Math.max(0, Number(process.env.BENCH_WARMUP ?? 2) || 0);
 const CONNECTIONS = Math.max(1, Math.round(positive(process.env.BENCH_CONNECTIONS, 10)));
 const SHOW_SQL = process.env.BENCH_SQL === '1';
-const KEEP = process.env.BENCH_KEEP === '1';
 const PRODUCTS = 20;
 const ORDERS = 50;
 const LINES_PER_ORDER = 10;
@@ -57,13 +55,6 @@ const PATH = '/api/ui-effect/SaleOrderLine';
 function positive(value: string | undefined, fallback: number): number {
   const n = Number(value);
   return value !== undefined && Number.isFinite(n) && n > 0 ? n : fallback;
-}
-
-const log = (msg: string) => process.stderr.write(`${msg}\n`);
-
-function percentile(sorted: number[], p: number): number {
-  if (!sorted.length) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!;
 }
 
 const pick = <T>(list: readonly T[]): T => list[Math.floor(Math.random() * list.length)]!;
@@ -83,20 +74,6 @@ interface Server {
 async function startServer(key: ServerKey, env: Record<string, string>): Promise<Server> {
   const { child, port } = await startServerProcess(key === 'fieldforge' ? 'bench/fieldforge-server.ts' : 'bench/bare-effects-server.ts', env);
   return { key, child, port };
-}
-
-const stopServer = (server: Server): Promise<void> => stopServerProcess(server);
-
-async function call(server: Server, method: string, path: string, headers: Record<string, string> = {}, body?: unknown): Promise<{ status: number; json: any }> {
-  const res = await fetch(`http://127.0.0.1:${server.port}${path}`, {
-    method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  let json: unknown = text;
-  try {
-    json = JSON.parse(text);
-  } catch { /* keep the text */ }
-  return { status: res.status, json };
 }
 
 /** A FieldForge call that must answer 200. */
@@ -296,45 +273,28 @@ function report(outcomes: CaseOutcome[], dbName: string, elapsed: number): void 
 
 async function main(): Promise<void> {
   const started = Date.now();
-  const dbName = `ffbench_effects_${randomBytes(4).toString('hex')}`;
-  const engine = new PostgresEngine({ url: BASE_URL });
-  const servers: Server[] = [];
-  let client: pg.Client | null = null;
-  let created = false;
-  let cleaning: Promise<void> | null = null;
-  const cleanup = () => (cleaning ??= (async () => {
-    currentJob?.stop();
-    for (const s of servers) await stopServer(s).catch(() => {});
-    await client?.end().catch(() => {});
-    if (created && !KEEP) await engine.drop(dbName).then(() => log(`dropped ${dbName}`), (err: unknown) => log(`could not drop ${dbName}: ${String(err)}`));
-    else if (created) log(`kept ${dbName} (BENCH_KEEP=1)`);
-    await engine.close().catch(() => {});
-  })());
-  const onSignal = () => {
-    log('interrupted: cleaning up');
-    void cleanup().finally(() => process.exit(130));
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const run = benchRun('ffbench_effects', () => currentJob?.stop());
+  const { dbName, engine } = run;
 
   try {
     log(`creating ${dbName} (core, contacts, sales)…`);
     const platform = new Platform(engine, await ModuleCatalog.scan([BUILTIN_MODULES_DIR]));
     await createDatabase(platform, dbName, { modules: ['contacts', 'sales'] }); // drops it itself on failure
-    created = true;
+    run.created = true;
     const { key } = await platform.run(dbName, {}, () => createServiceAccountKey({ name: 'effects benchmark', groups: ['core.group_admin', 'core.group_user'] }));
     platform.forget(dbName);
     await engine.closeDatabase(dbName);
-    client = new pg.Client({ connectionString: databaseUrl(dbName), application_name: 'ffbench-effects' });
+    const client = new pg.Client({ connectionString: databaseUrl(dbName), application_name: 'ffbench-effects' });
+    run.client = client;
     await client.connect();
 
     const ff = await startServer('fieldforge', { DATABASE_URL: BASE_URL, BENCH_DB: dbName, FF_DB_POOL_MAX: '10' });
-    servers.push(ff);
+    run.servers.push(ff);
     const headers = { authorization: `Bearer ${key}`, 'x-db-name': dbName, 'content-type': 'application/json' };
     log(`seeding ${PRODUCTS} products, ${ORDERS} orders × ${LINES_PER_ORDER} lines through FieldForge…`);
     const seeded = await seed(ff, headers, client);
     const bare = await startServer('bare', { BENCH_DB_URL: databaseUrl(dbName), BENCH_KEY_HASH: hashApiKey(key) });
-    servers.push(bare);
+    run.servers.push(bare);
     log(`  ready after ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
     const outcomes: CaseOutcome[] = [];
@@ -358,7 +318,7 @@ async function main(): Promise<void> {
     }
     report(outcomes, dbName, (Date.now() - started) / 1000);
   } finally {
-    await cleanup();
+    await run.cleanup();
   }
 }
 

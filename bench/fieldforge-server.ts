@@ -6,6 +6,7 @@
  * - `GET /__cpu`: this process's CPU time (process.cpuUsage), the number of SQL statements the
  *   benchmark database (BENCH_DB) has executed and the number of `/api/` requests received so far;
  * - `POST /__trace/start`, `POST /__trace/stop`: the SQL text of the statements run in between;
+ * - `GET /__memory`: this process's `process.memoryUsage()` (where its resident memory goes);
  * - `POST /__gc`: a full garbage collection when started with `--expose-gc`;
  * - `POST /__heap`: writes a V8 heap snapshot to the temporary directory and answers its path
  *   (what a socket retains, `realtime-bench.ts`);
@@ -48,6 +49,8 @@ app.get('/__cpu', async () => {
   const db = await platform.database(dbName);
   return { ...process.cpuUsage(), statements: db.statementCount, served };
 });
+
+app.get('/__memory', async () => process.memoryUsage());
 
 let trace: { statements: string[]; off: () => void } | null = null;
 app.post('/__trace/start', async () => {

@@ -21,38 +21,27 @@
  * FieldForge server during each measured run and print where its time goes), BENCH_SQL=1 (print
  * the statements FieldForge runs for one request of each case), BENCH_KEEP=1 (keep the database);
  * BENCH_BARE_AUTH=db and BENCH_BARE_PREPARED=0 change the bare server (see bare-server.ts).
+ * The measuring itself is api-load.ts, shared with ceiling-bench.ts.
  */
-import { execSync, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { isDeepStrictEqual } from 'node:util';
-import autocannon, { type AutocannonInstance, type AutocannonRequest } from 'autocannon';
+import type { AutocannonRequest } from 'autocannon';
 import pg from 'pg';
-import { createServiceAccountKey, hashApiKey } from '../src/auth/api-keys.js';
-import { PostgresEngine } from '../src/db/postgres-engine.js';
-import { BUILTIN_MODULES_DIR, ModuleCatalog } from '../src/modules/module-catalog.js';
-import { createDatabase } from '../src/platform/database-lifecycle.js';
-import { Platform } from '../src/platform/platform.js';
-import { formatSummary, summarizeProfiles, type CpuProfile } from './profile.js';
+import { hashApiKey } from '../src/auth/api-keys.js';
+import {
+  CONNECTIONS, DURATION, ROUNDS, WARMUP, benchRun, callBoth, figuresOf, log, logStatements, measureCase, pad,
+  startServer, table, type Measured,
+} from './api-load.js';
+import { formatSummary, summarizeProfiles } from './profile.js';
 import { BENCH_BASE_URL, databaseUrl } from './bench-database.js';
-import { startServerProcess, stopServerProcess } from './server-process.js';
 
 const BASE_URL = BENCH_BASE_URL;
-const DURATION = Number(process.env.BENCH_DURATION ?? 8);
-const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 4));
-const WARMUP = Number(process.env.BENCH_WARMUP ?? 1);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
-const PROFILE = process.env.BENCH_PROFILE === '1';
-const SHOW_SQL = process.env.BENCH_SQL === '1';
-const KEEP = process.env.BENCH_KEEP === '1';
 const TASKS = 100_000;
 const CONTACTS = 1_000;
 const PROJECTS = 20;
 const TAGS = 10;
 
 type CaseKey = 'a' | 'b' | 'c' | 'd';
-type ServerKey = 'fieldforge' | 'bare';
 
 interface Seeded {
   stageIds: number[];
@@ -71,37 +60,6 @@ interface BenchCase {
   sample(): { path: string; body: unknown };
   /** Checks the two answers to `sample()`; returns a description or throws. */
   check(ff: unknown, bare: unknown): string;
-}
-
-interface Measured {
-  /** Responses the load generator received, and how long it ran (all rounds). */
-  responses: number;
-  seconds: number;
-  errors: number;
-  latencies: number[];
-  /** Requests the server itself answered while measured (CPU and SQL are divided by these). */
-  served: number;
-  cpuUs: number;
-  sysUs: number;
-  pgCpuUs: number | null;
-  statements: number;
-  profiles: CpuProfile[];
-}
-
-function emptyMeasured(): Measured {
-  return { responses: 0, seconds: 0, errors: 0, latencies: [], served: 0, cpuUs: 0, sysUs: 0, pgCpuUs: 0, statements: 0, profiles: [] };
-}
-
-interface Server {
-  key: ServerKey;
-  label: string;
-  child: ChildProcess;
-  port: number;
-  appName: string;
-}
-
-function log(msg: string): void {
-  process.stderr.write(`${msg}\n`);
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -240,137 +198,11 @@ function cases(seeded: Seeded, headers: Record<string, string>): BenchCase[] {
 }
 
 // ------------------------------------------------------------------------------------------------
-// Servers
-// ------------------------------------------------------------------------------------------------
-
-async function startServer(key: ServerKey, env: Record<string, string>): Promise<Server> {
-  const { child, port } = await startServerProcess(key === 'fieldforge' ? 'bench/fieldforge-server.ts' : 'bench/bare-server.ts', env);
-  return { key, label: key === 'fieldforge' ? 'FieldForge' : 'bare http+pg', child, port, appName: key === 'fieldforge' ? 'fieldforge' : 'ffbench-bare' };
-}
-
-const stopServer = (server: Server): Promise<void> => stopServerProcess(server);
-
-async function call(server: Server, method: string, path: string, headers: Record<string, string> = {}, body?: unknown): Promise<{ status: number; json: any }> {
-  const res = await fetch(`http://127.0.0.1:${server.port}${path}`, {
-    method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  let json: unknown = text;
-  try {
-    json = JSON.parse(text);
-  } catch { /* keep text */ }
-  return { status: res.status, json };
-}
-
-// ------------------------------------------------------------------------------------------------
-// Measuring
-// ------------------------------------------------------------------------------------------------
-
-const CLK_TCK = (() => {
-  try {
-    return Number(execSync('getconf CLK_TCK').toString().trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
-
-/** CPU time (µs) of each PostgreSQL backend serving `appName` in the database, from /proc. */
-async function backendCpu(admin: pg.Client, dbName: string, appName: string): Promise<Map<number, number> | null> {
-  const { rows } = await admin.query<{ pid: number }>(
-    'SELECT pid FROM pg_stat_activity WHERE datname = $1 AND application_name = $2', [dbName, appName]);
-  const out = new Map<number, number>();
-  for (const { pid } of rows) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      // Fields 14 and 15 of stat (utime, stime) are 11 and 12 after the command name.
-      out.set(pid, ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLK_TCK);
-    } catch {
-      return null; // PostgreSQL is not on this host (or not readable): no backend figures
-    }
-  }
-  return out;
-}
-
-function backendDelta(before: Map<number, number> | null, after: Map<number, number> | null): number | null {
-  if (!before || !after) return null;
-  let sum = 0;
-  for (const [pid, t] of after) sum += t - (before.get(pid) ?? 0);
-  return sum;
-}
-
-/** The load running now, stopped on Ctrl-C. */
-let currentJob: AutocannonInstance | null = null;
-
-const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
-
-/** One autocannon run; resolves once the requests still in flight when it stops are answered. */
-async function load(server: Server, c: BenchCase, seconds: number, latencies?: number[]): Promise<{ responses: number; errors: number; seconds: number }> {
-  const t0 = performance.now();
-  const job = autocannon({ url: `http://127.0.0.1:${server.port}`, connections: CONNECTIONS, duration: seconds, requests: [c.request] });
-  currentJob = job;
-  if (latencies) job.on('response', (_client, _status, _bytes, ms) => latencies.push(ms));
-  const result = await job;
-  const elapsed = (performance.now() - t0) / 1000;
-  await settle();
-  return { responses: result['2xx'], errors: result.errors + result.timeouts + result.non2xx, seconds: elapsed };
-}
-
-/** Adds one measured run of `server` to `m`. */
-async function measureRound(server: Server, c: BenchCase, seconds: number, m: Measured, admin: pg.Client, dbName: string): Promise<void> {
-  type Cpu = { user: number; system: number; statements: number; served: number };
-  const profiling = PROFILE && server.key === 'fieldforge';
-  if (profiling) await call(server, 'POST', '/__prof/start');
-  const cpu0 = (await call(server, 'GET', '/__cpu')).json as Cpu;
-  const pg0 = await backendCpu(admin, dbName, server.appName);
-  const run = await load(server, c, seconds, m.latencies);
-  const cpu1 = (await call(server, 'GET', '/__cpu')).json as Cpu;
-  const pg1 = await backendCpu(admin, dbName, server.appName);
-  if (profiling) m.profiles.push((await call(server, 'POST', '/__prof/stop')).json as CpuProfile);
-  m.responses += run.responses;
-  m.errors += run.errors;
-  m.seconds += run.seconds;
-  m.served += cpu1.served - cpu0.served;
-  m.cpuUs += cpu1.user + cpu1.system - cpu0.user - cpu0.system;
-  m.sysUs += cpu1.system - cpu0.system;
-  m.statements += cpu1.statements - cpu0.statements;
-  const pgCpu = backendDelta(pg0, pg1);
-  m.pgCpuUs = m.pgCpuUs === null || pgCpu === null ? null : m.pgCpuUs + pgCpu;
-}
-
-/**
- * Both servers on one case: a warm-up each, then ROUNDS runs each in the order A B B A A B B A…,
- * so a change of load on the machine during the case weighs on both alike.
- */
-async function measureCase(c: BenchCase, ff: Server, bare: Server, admin: pg.Client, dbName: string): Promise<{ ff: Measured; bare: Measured }> {
-  if (WARMUP > 0) for (const s of [ff, bare]) await load(s, c, WARMUP);
-  const out = { fieldforge: emptyMeasured(), bare: emptyMeasured() };
-  const seconds = DURATION / ROUNDS;
-  for (let i = 0; i < ROUNDS; i++) {
-    const order = i % 2 === 0 ? [ff, bare] : [bare, ff];
-    for (const s of order) await measureRound(s, c, seconds, out[s.key], admin, dbName);
-  }
-  return { ff: out.fieldforge, bare: out.bare };
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (!sorted.length) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!;
-}
-
-// ------------------------------------------------------------------------------------------------
 // Output
 // ------------------------------------------------------------------------------------------------
 
-function pad(s: string, n: number, right = false): string {
-  return right ? s.padStart(n) : s.padEnd(n);
-}
-
 function printResults(all: { c: BenchCase; ff: Measured; bare: Measured }[], dbName: string, elapsed: number, loadBefore: number): void {
   const out: string[] = [];
-  const rate = (m: Measured) => m.responses / m.seconds;
-  const perReq = (x: number | null, m: Measured) => (x === null ? null : x / Math.max(1, m.served));
-  const totalCpu = (m: Measured) => perReq(m.cpuUs, m)! + (perReq(m.pgCpuUs, m) ?? 0);
   out.push('');
   out.push(`FieldForge vs bare node:http + pg: ${TASKS.toLocaleString('en')} tasks, ${CONTACTS.toLocaleString('en')} contacts, API key, ${CONNECTIONS} connections;`);
   out.push(`per case and server ${DURATION} s of load in ${ROUNDS} interleaved rounds (A B B A…), after a ${WARMUP} s warm-up each.`);
@@ -379,35 +211,27 @@ function printResults(all: { c: BenchCase; ff: Measured; bare: Measured }[], dbN
   out.push('CPU µs/req: the server process (node; sys% of it in the kernel) and the PostgreSQL backends of its pool (PG);');
   out.push('SQL/req: statements per request, as each server counts them.');
   out.push('');
-  const head = ['case', 'server', 'req/s', 'p50 ms', 'p99 ms', 'node µs/req', 'sys%', 'PG µs/req', 'SQL/req', 'errors'];
-  const widths = [5, 14, 8, 7, 7, 12, 5, 10, 8, 6];
-  out.push(head.map((h, i) => pad(h, widths[i]!, i >= 2)).join('  '));
-  out.push(widths.map((w) => '-'.repeat(w)).join('  '));
+  const rows: string[][] = [];
   for (const { c, ff, bare } of all) {
     for (const [label, m] of [['FieldForge', ff], ['bare http+pg', bare]] as const) {
-      const sorted = [...m.latencies].sort((a, b) => a - b);
-      const pgUs = perReq(m.pgCpuUs, m);
-      out.push([
-        pad(`(${c.key})`, widths[0]!), pad(label, widths[1]!),
-        pad(rate(m).toFixed(0), widths[2]!, true),
-        pad(percentile(sorted, 0.5).toFixed(1), widths[3]!, true),
-        pad(percentile(sorted, 0.99).toFixed(1), widths[4]!, true),
-        pad(perReq(m.cpuUs, m)!.toFixed(0), widths[5]!, true),
-        pad(((100 * m.sysUs) / Math.max(1, m.cpuUs)).toFixed(0), widths[6]!, true),
-        pad(pgUs === null ? 'n/a' : pgUs.toFixed(0), widths[7]!, true),
-        pad((m.statements / Math.max(1, m.served)).toFixed(2), widths[8]!, true),
-        pad(String(m.errors), widths[9]!, true),
-      ].join('  '));
+      const f = figuresOf(m);
+      rows.push([
+        `(${c.key})`, label, f.rate.toFixed(0), f.p50.toFixed(1), f.p99.toFixed(1), f.nodeUs.toFixed(0), f.sysPct.toFixed(0),
+        f.pgUs === null ? 'n/a' : f.pgUs.toFixed(0), f.sqlPerRequest.toFixed(2), String(m.errors),
+      ]);
     }
   }
+  out.push(...table(
+    ['case', 'server', 'req/s', 'p50 ms', 'p99 ms', 'node µs/req', 'sys%', 'PG µs/req', 'SQL/req', 'errors'],
+    [5, 14, 8, 7, 7, 12, 5, 10, 8, 6], rows, 2,
+  ));
   out.push('');
   out.push('FieldForge / bare, req/s (measured) against the target; then node CPU per request (bare / FieldForge) and');
   out.push('node+PG CPU per request (bare / FieldForge), which is what req/s tends to when the machine is CPU-bound:');
   for (const { c, ff, bare } of all) {
-    const ratio = rate(ff) / rate(bare);
-    const nodeRatio = perReq(bare.cpuUs, bare)! / perReq(ff.cpuUs, ff)!;
-    const cpuRatio = totalCpu(bare) / totalCpu(ff);
-    out.push(`  (${c.key}) ${pad(c.title, 70)} ${ratio.toFixed(2)}  target ≥ ${c.target.toFixed(1)}  ${pad(ratio >= c.target ? 'met' : 'MISSED', 6)}  node CPU ${nodeRatio.toFixed(2)}  node+PG CPU ${cpuRatio.toFixed(2)}`);
+    const [f, b] = [figuresOf(ff), figuresOf(bare)];
+    const ratio = f.rate / b.rate;
+    out.push(`  (${c.key}) ${pad(c.title, 70)} ${ratio.toFixed(2)}  target ≥ ${c.target.toFixed(1)}  ${pad(ratio >= c.target ? 'met' : 'MISSED', 6)}  node CPU ${(b.nodeUs / f.nodeUs).toFixed(2)}  node+PG CPU ${(b.totalUs / f.totalUs).toFixed(2)}`);
   }
   out.push('');
   out.push(`whole run ${elapsed.toFixed(0)} s; 1-minute load average ${loadBefore.toFixed(1)} before measuring, ${loadavg()[0]!.toFixed(1)} after`);
@@ -420,51 +244,24 @@ function printResults(all: { c: BenchCase; ff: Measured; bare: Measured }[], dbN
 
 async function main(): Promise<void> {
   const started = Date.now();
-  const dbName = `ffbench_${randomBytes(4).toString('hex')}`;
-  const engine = new PostgresEngine({ url: BASE_URL });
-  const servers: Server[] = [];
-  let admin: pg.Client | null = null;
-  let created = false;
-  let cleaning: Promise<void> | null = null;
-  const cleanup = () => (cleaning ??= (async () => {
-    currentJob?.stop();
-    for (const s of servers) await stopServer(s).catch(() => {});
-    await admin?.end().catch(() => {});
-    if (created && !KEEP) {
-      await engine.drop(dbName).then(() => log(`dropped ${dbName}`), (err: unknown) => log(`could not drop ${dbName}: ${String(err)}`));
-    }
-    await engine.close().catch(() => {});
-  })());
-  const onSignal = () => {
-    log('interrupted: cleaning up');
-    void cleanup().finally(() => process.exit(130));
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const run = benchRun();
+  const { dbName } = run;
 
   try {
-    log(`creating ${dbName} (core, contacts, project)…`);
-    const platform = new Platform(engine, await ModuleCatalog.scan([BUILTIN_MODULES_DIR]));
-    await createDatabase(platform, dbName, { modules: ['contacts', 'project'] }); // drops it itself on failure
-    created = true;
-    const { key, serviceAccountId } = await platform.run(dbName, {}, () =>
-      createServiceAccountKey({ name: 'benchmark', groups: ['core.group_admin', 'core.group_user'] }));
-    platform.forget(dbName);
-    await engine.closeDatabase(dbName);
-    log(`  ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    const { client: admin, accounts: [account] } = await run.open(['contacts', 'project'], [
+      { name: 'benchmark', groups: ['core.group_admin', 'core.group_user'] },
+    ]);
+    const { key, userId } = account!;
 
-    admin = new pg.Client({ connectionString: databaseUrl(dbName), application_name: 'ffbench-run' });
-    await admin.connect();
-    const { rows: [account] } = await admin.query<{ user_id: number }>('SELECT user_id FROM service_account WHERE id = $1', [serviceAccountId]);
     const t0 = Date.now();
     log(`seeding ${CONTACTS} contacts, ${TAGS} tags, ${PROJECTS} projects, ${TASKS} tasks…`);
     const seeded = await seed(admin);
     log(`  ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 
     const ff = await startServer('fieldforge', { DATABASE_URL: BASE_URL, BENCH_DB: dbName, FF_DB_POOL_MAX: '10' });
-    servers.push(ff);
-    const bare = await startServer('bare', { BENCH_DB_URL: databaseUrl(dbName), BENCH_KEY_HASH: hashApiKey(key), BENCH_UID: String(account!.user_id) });
-    servers.push(bare);
+    run.servers.push(ff);
+    const bare = await startServer('bare', { BENCH_DB_URL: databaseUrl(dbName), BENCH_KEY_HASH: hashApiKey(key), BENCH_UID: String(userId) });
+    run.servers.push(bare);
 
     const headers = { authorization: `Bearer ${key}`, 'x-db-name': dbName, 'content-type': 'application/json' };
     const only = (process.env.BENCH_CASES ?? '').split(',').map((s) => s.trim()).filter(Boolean);
@@ -473,24 +270,16 @@ async function main(): Promise<void> {
     log('checking answers…');
     for (const c of selected) {
       const { path, body } = c.sample();
-      if (SHOW_SQL) await call(ff, 'POST', '/__trace/start');
-      const a = await call(ff, 'POST', path, headers, body);
-      const trace = SHOW_SQL ? ((await call(ff, 'POST', '/__trace/stop')).json as { statements: string[] }).statements : [];
-      const b = await call(bare, 'POST', path, headers, body);
-      if (a.status !== 200) throw new Error(`(${c.key}) FieldForge answered ${a.status}: ${JSON.stringify(a.json).slice(0, 400)}`);
-      if (b.status !== 200) throw new Error(`(${c.key}) bare server answered ${b.status}: ${JSON.stringify(b.json).slice(0, 400)}`);
-      log(`  (${c.key}) ok: ${c.check(a.json, b.json)}`);
-      if (SHOW_SQL) {
-        log(`      FieldForge ran ${trace.length} statement(s):`);
-        for (const s of trace) log(`        ${s.replace(/\s+/g, ' ').slice(0, 400)}`);
-      }
+      const answers = await callBoth(ff, bare, `(${c.key})`, path, headers, body);
+      log(`  (${c.key}) ok: ${c.check(answers.ff, answers.bare)}`);
+      logStatements(answers.statements);
     }
 
     const loadBefore = loadavg()[0]!;
     const results: { c: BenchCase; ff: Measured; bare: Measured }[] = [];
     for (const c of selected) {
       log(`measuring (${c.key}) ${c.title}…`);
-      const m = await measureCase(c, ff, bare, admin, dbName);
+      const m = await measureCase(c.request, ff, bare, admin, dbName);
       results.push({ c, ...m });
       if (m.ff.profiles.length) {
         log(`  FieldForge CPU profile of (${c.key}), ${m.ff.served} requests:`);
@@ -499,7 +288,7 @@ async function main(): Promise<void> {
     }
     printResults(results, dbName, (Date.now() - started) / 1000, loadBefore);
   } finally {
-    await cleanup();
+    await run.cleanup();
   }
 }
 

@@ -4,7 +4,7 @@
  * 3 s), and their memory read from /proc (Linux).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -55,4 +55,17 @@ export function memoryOf(pid: number): { rss: number; hwm: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
   return { rss: field('VmRSS'), hwm: field('VmHWM') };
+}
+
+/**
+ * Resets a process's peak resident set (VmHWM) to its current one, so a later reading is the peak
+ * since now (Linux 4.0+, our own processes). Answers false where that is refused.
+ */
+export function resetPeakMemory(pid: number): boolean {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
+  }
 }
