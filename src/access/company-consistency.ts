@@ -10,7 +10,7 @@
  * companies they may work in) belongs to all of them. A record without company may refer to
  * anything; links to `Company` itself are the allowed-companies check's (`record-access.ts`).
  */
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type SqlFragment } from '../db/sql-fragment.js';
 import { ValidationError } from '../errors.js';
 import { withEnv } from '../orm/env.js';
 import { runSql } from '../orm/execute-sql.js';
@@ -20,7 +20,7 @@ import type { ModelMeta } from '../orm/model-meta.js';
 import { QuerySet } from '../orm/queryset.js';
 import { companyField } from './record-access.js';
 
-type Sql = RawBuilder<unknown>;
+type Sql = SqlFragment;
 type Link = ManyToOneField | ManyToManyField;
 
 /** The `companies` ManyToMany of a model whose records may belong to several companies, if any. */

@@ -5,7 +5,7 @@
  * later endpoint builds on querysets — passes it. Elevated code (`su`: installs, the CLI,
  * recomputation of stored fields, the server acting for an anonymous visitor) is not restricted.
  */
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type SqlFragment } from '../db/sql-fragment.js';
 import { AccessError } from '../errors.js';
 import { currentEnv } from '../orm/env.js';
 import type { Field } from '../orm/fields/field.js';
@@ -15,7 +15,7 @@ import { compileFilter } from '../orm/query/compile-filter.js';
 import type { QueryScope } from '../orm/query/query-scope.js';
 import type { AccessProfile, Permission } from './access-profile.js';
 
-type Sql = RawBuilder<unknown>;
+type Sql = SqlFragment;
 
 /** The profile to enforce, or null when the current code runs elevated (or as the platform). */
 export function activeAccess(): AccessProfile | null {

@@ -3,7 +3,7 @@
  * rules for that right (and company isolation); after a create, the new records must pass the
  * create rules. One statement, and only when some rule or company restriction applies.
  */
-import { sql } from 'kysely';
+import { sql } from '../db/sql-fragment.js';
 import { AccessError, NotFound } from '../errors.js';
 import { runSelect } from '../orm/execute-sql.js';
 import type { ModelMeta } from '../orm/model-meta.js';

@@ -8,7 +8,7 @@
  * RETURNING clause says, per written row and link, whether the linked record is readable under the
  * caller's access, so the check costs no statement (the write is undone when it refuses).
  */
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type SqlFragment } from '../db/sql-fragment.js';
 import { ValidationError } from '../errors.js';
 import type { Field } from '../orm/fields/field.js';
 import { FileField, ManyToOneField } from '../orm/fields/relational-fields.js';
@@ -40,7 +40,7 @@ export interface LinkCheckOptions {
 /** The check a write carries in its RETURNING clause (see the file comment). */
 export interface LinkCheck {
   /** `, EXISTS (…) AS "__link_<field>"` items to append to the RETURNING list. */
-  readonly returning: RawBuilder<unknown>;
+  readonly returning: SqlFragment;
   /**
    * Throws the refusal of the first given link a returned row shows unreadable, and removes the
    * check columns from the rows. `given[i]` are the values the caller gave for row `i` (one map

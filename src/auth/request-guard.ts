@@ -14,7 +14,8 @@
  * with the guard still pending (no statement, only empty results, or a failure) runs it before its
  * answer leaves — see `runGuarded`, `runSql` and `settleGuard` in `orm/execute-sql.ts`.
  */
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql as kyselySql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type SqlFragment } from '../db/sql-fragment.js';
 import { dropFunctionIfPresent, ensureFunctions, type SqlFunction } from '../db/sql-functions.js';
 
 /** SQLSTATE raised by `ff_request_guard` (class FF is ours; PostgreSQL never uses it). */
@@ -35,10 +36,10 @@ export class RequestGuard {
   /** True until a statement proved the check passed. */
   pending = true;
 
-  constructor(private readonly check: RawBuilder<boolean>) {}
+  constructor(private readonly check: SqlFragment<boolean>) {}
 
   /** The call, for a select list or a statement of its own; raises `FFB00` unless still valid. */
-  call(): RawBuilder<boolean> {
+  call(): SqlFragment<boolean> {
     return this.check;
   }
 }
@@ -62,7 +63,7 @@ export class StaleCredential extends Error {
 
 /** True (in SQL) when the database has both guard functions, so a credential may be remembered. */
 export function guardsInstalled(): RawBuilder<boolean> {
-  return sql<boolean>`(to_regprocedure('ff_request_guard(text,integer,integer,integer,integer,integer)') IS NOT NULL
+  return kyselySql<boolean>`(to_regprocedure('ff_request_guard(text,integer,integer,integer,integer,integer)') IS NOT NULL
     AND to_regprocedure('ff_session_guard(integer,integer,integer,integer,integer)') IS NOT NULL)`;
 }
 

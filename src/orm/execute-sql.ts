@@ -5,7 +5,8 @@
  * statement runs before a remembered credential is confirmed, except a SELECT that carries the
  * confirmation itself and returns nothing unless it passes.
  */
-import { sql, type RawBuilder } from 'kysely';
+import type { RawBuilder } from 'kysely';
+import { sql, type SqlFragment } from '../db/sql-fragment.js';
 import { GUARD_SQLSTATE, StaleCredential } from '../auth/request-guard.js';
 import { sqlState, translateDataError, type ConstraintDescriptions } from '../db/database-errors.js';
 import { currentEnv, type Env } from './env.js';
@@ -13,7 +14,8 @@ import { ManyToOneField } from './fields/relational-fields.js';
 import { flushAssignments } from './flush-assignments.js';
 import type { Registry } from './registry.js';
 
-export async function runSql<R = Record<string, unknown>>(query: RawBuilder<R>): Promise<R[]> {
+/** Runs a statement of model code: a fragment, or Kysely's `sql` (modules' own raw SQL). */
+export async function runSql<R = Record<string, unknown>>(query: SqlFragment<R> | RawBuilder<R>): Promise<R[]> {
   const env = currentEnv();
   if (env.pendingWrites.size) await flushAssignments(env);
   if (env.guard?.pending) await settleGuard(env);
@@ -30,14 +32,14 @@ export async function runSql<R = Record<string, unknown>>(query: RawBuilder<R>):
  * (`RETURNING`), so a write that returns nothing changed nothing.
  */
 export async function runGuarded<R extends Record<string, unknown>>(
-  build: (guardColumn: RawBuilder<unknown> | null) => RawBuilder<unknown>,
+  build: (guardColumn: SqlFragment | null) => SqlFragment,
 ): Promise<R[]> {
   const env = currentEnv();
   // Fields assigned in model code are written before any statement reads or writes (flush).
   if (env.pendingWrites.size) await flushAssignments(env);
   const guard = env.guard;
-  if (!guard?.pending) return execute(env, build(null) as RawBuilder<R>);
-  const rows = await execute(env, build(sql`(SELECT ${guard.call()}) AS "__guard"`) as RawBuilder<R & { __guard?: boolean }>, true);
+  if (!guard?.pending) return execute(env, build(null) as SqlFragment<R>);
+  const rows = await execute(env, build(sql`(SELECT ${guard.call()}) AS "__guard"`) as SqlFragment<R & { __guard?: boolean }>, true);
   if (rows[0]?.__guard === true) guard.pending = false;
   for (const row of rows) delete row.__guard;
   return rows;
@@ -45,7 +47,7 @@ export async function runGuarded<R extends Record<string, unknown>>(
 
 /** `SELECT <columns> <rest>` (`rest` starts at FROM), carrying the request guard while it is pending. */
 export function runSelect<R extends Record<string, unknown> = Record<string, unknown>>(
-  columns: RawBuilder<unknown>, rest: RawBuilder<unknown>,
+  columns: SqlFragment, rest: SqlFragment,
 ): Promise<R[]> {
   return runGuarded<R>((guard) => (guard ? sql`SELECT ${columns}, ${guard} ${rest}` : sql`SELECT ${columns} ${rest}`));
 }
@@ -61,7 +63,7 @@ export async function settleGuard(env: Env = currentEnv()): Promise<void> {
 /** SQLSTATE of a call to a function that does not exist (the guard dropped by hand). */
 const UNDEFINED_FUNCTION = '42883';
 
-async function execute<R>(env: Env, query: RawBuilder<R>, guarded = false): Promise<R[]> {
+async function execute<R>(env: Env, query: SqlFragment<R> | RawBuilder<R>, guarded = false): Promise<R[]> {
   try {
     const result = await query.execute(env.trx);
     return result.rows;

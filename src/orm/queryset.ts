@@ -8,7 +8,7 @@
  * await late.update({ priority: 'high' });
  * ```
  */
-import { sql } from 'kysely';
+import { sql } from '../db/sql-fragment.js';
 import { BadRequest } from '../errors.js';
 import { ManyToOneField } from './fields/relational-fields.js';
 import { withEnv } from './env.js';

@@ -3,7 +3,7 @@
  * every record of the batch in one query (Odoo's prefetching), so model code that walks
  * `await line.product` over many lines — and recomputes of stored computed fields — is never N+1.
  */
-import { sql } from 'kysely';
+import { sql } from '../db/sql-fragment.js';
 import type { Field } from './fields/field.js';
 import { ManyToManyField, ManyToOneField, OneToManyField } from './fields/relational-fields.js';
 import type { Model } from './model.js';

@@ -4,7 +4,7 @@
  * subqueries (no duplicate rows), values become bind parameters. Field paths and lookups are
  * checked against the model; a wrong one is a `QuerySyntaxError` naming it and its position.
  */
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type SqlFragment } from '../../db/sql-fragment.js';
 import { QuerySyntaxError, ValidationError } from '../../errors.js';
 import type { Field } from '../fields/field.js';
 import { FileField, ManyToManyField, ManyToOneField, OneToManyField } from '../fields/relational-fields.js';
@@ -12,7 +12,7 @@ import type { ConditionNode, FilterNode, FilterValue, Lookup } from './filter-as
 import type { QueryScope, QueryVariables } from './query-scope.js';
 import { isLookup, requireField } from './resolve-path.js';
 
-type Sql = RawBuilder<unknown>;
+type Sql = SqlFragment;
 const TRUE = sql`TRUE`;
 const FALSE = sql`FALSE`;
 const TEXT_TYPES = new Set(['Char', 'Text', 'Selection']);

@@ -3,14 +3,14 @@
  * BY items. ManyToOne traversals join through the scope; ordering by a ManyToOne itself orders
  * by the target's own default order. The primary key ends the list (unless it is already in it) so pages are stable.
  */
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type SqlFragment } from '../../db/sql-fragment.js';
 import { QuerySyntaxError } from '../../errors.js';
 import { ManyToOneField } from '../fields/relational-fields.js';
 import type { ModelMeta } from '../model-meta.js';
 import type { QueryScope } from './query-scope.js';
 import { requireField } from './resolve-path.js';
 
-type Sql = RawBuilder<unknown>;
+type Sql = SqlFragment;
 const ENTRY = /^\s*([A-Za-z_][A-Za-z0-9_]*(?:(?:__|\.)[A-Za-z_][A-Za-z0-9_]*)*)(?:\s+(ASC|DESC))?(?:\s+NULLS\s+(FIRST|LAST))?\s*$/i;
 const MAX_ENTRIES = 20;
 

@@ -3,7 +3,7 @@
  * that ManyToOne traversals in filters and ordering need (each relation joined once). Subqueries
  * for to-many traversals get a child scope that shares the alias counter.
  */
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type SqlFragment } from '../../db/sql-fragment.js';
 import type { ModelMeta } from '../model-meta.js';
 import type { ManyToOneField } from '../fields/relational-fields.js';
 import { QuerySyntaxError } from '../../errors.js';
@@ -16,7 +16,7 @@ export const MAX_QUERY_ALIASES = 129;
 interface Join {
   alias: string;
   table: string;
-  on: RawBuilder<unknown>;
+  on: SqlFragment;
 }
 
 export interface QueryVariables {
@@ -90,7 +90,7 @@ export class QueryScope {
    * null when every record is; 403 when the model itself is not readable. Company isolation alone
    * is a plain condition on the row; record rules go through a subquery (their filters may join).
    */
-  readableCondition(meta: ModelMeta, alias: string): RawBuilder<unknown> | null {
+  readableCondition(meta: ModelMeta, alias: string): SqlFragment | null {
     if (!this.access) return null;
     assertRight(meta, 'read', this.access);
     if (!isRestricted(meta, 'read', this.access)) return null;
@@ -101,7 +101,7 @@ export class QueryScope {
   }
 
   /** `"task" AS "t0" LEFT JOIN "stage" AS "t1" ON …` */
-  from(): RawBuilder<unknown> {
+  from(): SqlFragment {
     const parts = [sql`${sql.table(this.meta.table)} AS ${sql.id(this.alias)}`];
     for (const j of this.joins) parts.push(sql`LEFT JOIN ${sql.table(j.table)} AS ${sql.id(j.alias)} ON ${j.on}`);
     return sql.join(parts, sql` `);

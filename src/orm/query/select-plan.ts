@@ -5,7 +5,7 @@
  * aggregates, groups, updates and deletes of a queryset — builds its SQL from a plan, so a rule
  * added here holds everywhere.
  */
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type SqlFragment } from '../../db/sql-fragment.js';
 import { accessCondition, activeAccess, assertRight } from '../../access/record-access.js';
 import { currentEnv } from '../env.js';
 import type { ModelMeta } from '../model-meta.js';
@@ -14,7 +14,7 @@ import { compileFilter, filterMentions } from './compile-filter.js';
 import { compileOrder } from './compile-order.js';
 import { QueryScope, todayIso, type QueryVariables } from './query-scope.js';
 
-type Sql = RawBuilder<unknown>;
+type Sql = SqlFragment;
 
 export interface QueryState {
   readonly filters: readonly FilterNode[];

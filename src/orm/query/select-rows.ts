@@ -4,7 +4,7 @@
  * the field's name). Optionally rows are fetched through a ManyToMany join table, carrying the
  * linking parent id as `__parent`.
  */
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type SqlFragment } from '../../db/sql-fragment.js';
 import type { Field } from '../fields/field.js';
 import { OneToManyField, type ManyToManyField } from '../fields/relational-fields.js';
 import type { ModelMeta } from '../model-meta.js';
@@ -15,13 +15,13 @@ import { orderAndPage, planSelect, type QueryState } from './select-plan.js';
 export type Row = Record<string, unknown>;
 
 /** What a SELECT returns: stored fields as plain columns, or a builder given the query's scope (joins). */
-export type SelectList = readonly Field[] | ((scope: QueryScope) => RawBuilder<unknown>);
+export type SelectList = readonly Field[] | ((scope: QueryScope) => SqlFragment);
 
-function buildList(list: SelectList, scope: QueryScope): RawBuilder<unknown> {
+function buildList(list: SelectList, scope: QueryScope): SqlFragment {
   return typeof list === 'function' ? list(scope) : selectList(scope.alias, list);
 }
 
-export function selectList(alias: string, fields: readonly Field[]): RawBuilder<unknown> {
+export function selectList(alias: string, fields: readonly Field[]): SqlFragment {
   const cols = [sql`${sql.id(alias, 'id')} AS "id"`];
   for (const f of fields) {
     if (f.name !== 'id' && f.column) cols.push(sql`${sql.id(alias, f.column)} AS ${sql.id(f.name)}`);
@@ -51,7 +51,7 @@ export async function selectRows(meta: ModelMeta, state: QueryState, list: Selec
  */
 export function relationSource(
   field: OneToManyField | ManyToManyField, scope: QueryScope,
-): { from: RawBuilder<unknown>; parent: RawBuilder<unknown> } {
+): { from: SqlFragment; parent: SqlFragment } {
   if (field instanceof OneToManyField) {
     return { from: scope.from(), parent: sql.id(scope.alias, field.inverse.column!) };
   }

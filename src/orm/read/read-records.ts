@@ -9,7 +9,7 @@
  * JSON cannot carry faithfully (Binary) is prefetched instead, with one query per relation for all
  * records of the level (never one per record).
  */
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type SqlFragment } from '../../db/sql-fragment.js';
 import type { Field } from '../fields/field.js';
 import { ManyToManyField, ManyToOneField, OneToManyField, RelationalField } from '../fields/relational-fields.js';
 import { displayName } from '../display-name.js';
@@ -22,7 +22,7 @@ import { RecordBatch } from '../record-batch.js';
 import type { FieldTree } from './field-tree.js';
 import { activeAccess } from '../../access/record-access.js';
 
-type Sql = RawBuilder<unknown>;
+type Sql = SqlFragment;
 export type Serialized = Record<string, unknown>;
 
 /** `json_build_object` takes at most 100 arguments, i.e. 50 key/value pairs. */

@@ -7,7 +7,7 @@
  * replaced (one SELECT per field). A field counts when its value differs; the audit columns never
  * count; a written OneToMany counts as changed (its lines, updated, report their own changes).
  */
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type SqlFragment } from '../../db/sql-fragment.js';
 import { currentEnv, type Env } from '../env.js';
 import { runSql } from '../execute-sql.js';
 import type { Field } from '../fields/field.js';
@@ -19,7 +19,7 @@ import type { SortedValues } from './write-values.js';
 /** A lit write's bookkeeping between its UPDATE and the end of the write. */
 export interface ChangeTrack {
   /** Extra RETURNING columns: the written columns' values after the UPDATE. */
-  readonly returning: RawBuilder<unknown>;
+  readonly returning: SqlFragment;
   /** Records, from the UPDATE's rows, the fields whose value changed. */
   finish(updated: readonly Record<string, unknown>[]): void;
 }

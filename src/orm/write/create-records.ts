@@ -4,7 +4,7 @@
  * ManyToMany links in one INSERT per field, OneToMany lines created or linked, setters of
  * writable computed fields, then the remaining computed fields and the records depending on them.
  */
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type SqlFragment } from '../../db/sql-fragment.js';
 import { currentEnv, withEnv } from '../env.js';
 import type { Field } from '../fields/field.js';
 import type { Model } from '../model.js';
@@ -176,7 +176,7 @@ async function create(
  * huge VALUES list. A Monetary amount rounded per row to its currency, and Binary and Json values,
  * keep the VALUES list, as does a single record.
  */
-function insertedRows(meta: ModelMeta, columns: readonly Field[], sortedList: readonly SortedValues[]): RawBuilder<unknown> {
+function insertedRows(meta: ModelMeta, columns: readonly Field[], sortedList: readonly SortedValues[]): SqlFragment {
   const plain = sortedList.length > 1 && columns.every((f) => !currencyOf(meta, f) && f.type !== 'Binary' && f.type !== 'Json');
   if (!plain) {
     const rows = sortedList.map((s) => sql`(${sql.join(columns.map((f) => (s.columns.has(f) ? columnValue(meta, f, s.columns.get(f), s.columns, false) : null)))})`);
@@ -185,8 +185,8 @@ function insertedRows(meta: ModelMeta, columns: readonly Field[], sortedList: re
   // The types come from the field declarations, never from input. A column every record gives
   // the same plain value (the audit columns, most defaults) is bound once, not as an array of
   // thousands of copies the driver would serialise one by one.
-  const arrays: RawBuilder<unknown>[] = [];
-  const selected: RawBuilder<unknown>[] = [];
+  const arrays: SqlFragment[] = [];
+  const selected: SqlFragment[] = [];
   columns.forEach((f, k) => {
     const values = sortedList.map((s) => s.columns.get(f) ?? null);
     const first = values[0];

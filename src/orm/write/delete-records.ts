@@ -3,7 +3,7 @@
  * are found before the delete and recomputed after it. Foreign keys apply the declared
  * on_delete; a RESTRICT violation becomes a `ValidationError` naming the referencing model.
  */
-import { sql } from 'kysely';
+import { sql } from '../../db/sql-fragment.js';
 import { NotFound } from '../../errors.js';
 import type { ModelMeta } from '../model-meta.js';
 import { runGuarded } from '../execute-sql.js';

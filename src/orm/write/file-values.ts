@@ -7,7 +7,7 @@
  * Attachments are written as the platform: the caller's rights on the owning record are what the
  * create/write/delete itself checks.
  */
-import { sql } from 'kysely';
+import { sql } from '../../db/sql-fragment.js';
 import { ValidationError } from '../../errors.js';
 import { releaseDeletedAttachments } from '../../files/release-keys.js';
 import { currentEnv, withEnv } from '../env.js';

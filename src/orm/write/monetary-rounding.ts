@@ -5,7 +5,7 @@
  * `currency_field` — the one written with it, or the record's own on an update. NUMERIC
  * arithmetic, half away from zero; no currency (or no rounding) leaves the amount as written.
  */
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type SqlFragment } from '../../db/sql-fragment.js';
 import type { Field } from '../fields/field.js';
 import { ManyToOneField } from '../fields/relational-fields.js';
 import type { Model } from '../model.js';
@@ -29,7 +29,7 @@ export function currencyOf(meta: ModelMeta, field: Field): ManyToOneField | null
 export function columnValue(meta: ModelMeta, field: Field, value: unknown, row: ReadonlyMap<Field, unknown>, onUpdate: boolean): unknown {
   const link = value === null || value === undefined ? null : currencyOf(meta, field);
   if (!link) return value;
-  const currency: RawBuilder<unknown> | null = row.has(link) ? sql`${row.get(link)}::int` : onUpdate ? sql.id(link.column!) : null;
+  const currency: SqlFragment | null = row.has(link) ? sql`${row.get(link)}::int` : onUpdate ? sql.id(link.column!) : null;
   if (!currency) return value;
   return roundedExpression(link, value, currency);
 }
@@ -38,7 +38,7 @@ export function columnValue(meta: ModelMeta, field: Field, value: unknown, row: 
  * `value` (a parameter, or a column of the rows a statement writes) rounded to the currency whose
  * id `currency` gives, in SQL; unchanged without a currency or rounding.
  */
-export function roundedExpression(link: ManyToOneField, value: unknown, currency: RawBuilder<unknown>): RawBuilder<unknown> {
+export function roundedExpression(link: ManyToOneField, value: unknown, currency: SqlFragment): SqlFragment {
   return sql`COALESCE((SELECT round(${value}::numeric / c.rounding::numeric) * c.rounding::numeric
     FROM ${sql.table(link.target.table)} c WHERE c.id = ${currency} AND c.rounding > 0), ${value}::numeric)`;
 }

@@ -5,7 +5,7 @@
  * in turn trigger fields that depend on those (order line subtotal → order total).
  */
 import { currentEnv, withEnv } from '../env.js';
-import { sql } from 'kysely';
+import { sql } from '../../db/sql-fragment.js';
 import type { Field } from '../fields/field.js';
 import { OneToManyField, RelationalField } from '../fields/relational-fields.js';
 import type { ModelMeta } from '../model-meta.js';

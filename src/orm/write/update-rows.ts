@@ -13,7 +13,7 @@
  * others keep their value. Monetary amounts are rounded per row to the currency the row writes,
  * or else holds (as `columnValue` does for a write of one set of values).
  */
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type SqlFragment } from '../../db/sql-fragment.js';
 import type { Field } from '../fields/field.js';
 import type { ModelMeta } from '../model-meta.js';
 import type { RowValues } from './item-keys.js';
@@ -23,16 +23,16 @@ import { currencyOf, roundedExpression } from './monetary-rounding.js';
  * `SET … FROM unnest(…) AS v(…) WHERE <table>.id = v.id` for records `ids`, record `ids[i]` taking
  * `rows[i]`, and every record taking `common` (the audit columns).
  */
-export function setFromRows(meta: ModelMeta, ids: readonly number[], rows: readonly RowValues[], common: RowValues): RawBuilder<unknown> {
+export function setFromRows(meta: ModelMeta, ids: readonly number[], rows: readonly RowValues[], common: RowValues): SqlFragment {
   const columns = [...new Set(rows.flatMap((row) => [...row.keys()]))].filter((f) => !common.has(f));
-  const arrays: RawBuilder<unknown>[] = [sql`${[...ids]}::int[]`];
+  const arrays: SqlFragment[] = [sql`${[...ids]}::int[]`];
   const names = ['id'];
-  const refs = new Map<Field, { value: RawBuilder<unknown>; mask: RawBuilder<unknown> | null }>();
+  const refs = new Map<Field, { value: SqlFragment; mask: SqlFragment | null }>();
   columns.forEach((f, i) => {
     // The type comes from the field declaration, never from input.
     arrays.push(sql`${rows.map((row) => (row.has(f) ? row.get(f) ?? null : null))}::${sql.raw(`${f.sqlType()}[]`)}`);
     names.push(`c${i}`);
-    let mask: RawBuilder<unknown> | null = null;
+    let mask: SqlFragment | null = null;
     if (!rows.every((row) => row.has(f))) {
       arrays.push(sql`${rows.map((row) => row.has(f))}::boolean[]`);
       names.push(`w${i}`);
@@ -41,7 +41,7 @@ export function setFromRows(meta: ModelMeta, ids: readonly number[], rows: reado
     refs.set(f, { value: sql.ref(`v.c${i}`), mask });
   });
   const current = (f: Field) => sql.id(meta.table, f.column!);
-  const keepUnwritten = (f: Field, expr: RawBuilder<unknown>) => {
+  const keepUnwritten = (f: Field, expr: SqlFragment) => {
     const mask = refs.get(f)!.mask;
     return mask ? sql`CASE WHEN ${mask} THEN ${expr} ELSE ${current(f)} END` : expr;
   };

@@ -10,7 +10,7 @@
  * `Model._check_change` sees `{op: 'write', ids, vals}` with one set of values: a write of
  * different values calls it once per distinct set of values, with the records taking it.
  */
-import { sql } from 'kysely';
+import { sql } from '../../db/sql-fragment.js';
 import { NotFound, ValidationError } from '../../errors.js';
 import { currentEnv } from '../env.js';
 import type { Field } from '../fields/field.js';

@@ -6,7 +6,7 @@
  * otherwise. The lines of every parent are written together — one create of all new lines, one
  * write of all changed ones — so a bulk call with lines costs what one record with lines costs.
  */
-import { sql } from 'kysely';
+import { sql } from '../../db/sql-fragment.js';
 import { missingReference } from '../../access/reference-checks.js';
 import { isRecordId, type ManyToManyField, type OneToManyField } from '../fields/relational-fields.js';
 import type { ModelMeta } from '../model-meta.js';
