@@ -51,7 +51,8 @@ export async function queryRecords(meta: ModelMeta, params: QueryParams): Promis
 
 /** One record along `fields` (archived ones too); `NotFound` when it does not exist for the caller. */
 export async function fetchRecord(meta: ModelMeta, id: number, fields?: readonly string[]): Promise<Record<string, unknown>> {
-  const [record] = await new QuerySet(meta).public_only().with_archived().filter({ id }).read(fields);
+  // One row at most: ordered by its key alone, not the model's default order (which may join).
+  const [record] = await new QuerySet(meta).public_only().with_archived().filter({ id }).order_by('id ASC').read(fields);
   if (!record) throw new NotFound(`${meta.name} ${id} does not exist`);
   return record;
 }

@@ -112,7 +112,7 @@ async function create(
     for (const [f] of s.manyToMany) writtenRelations.add(f);
     for (const [f] of s.oneToMany) writtenRelations.add(f);
   }
-  const precomputed = setterRuns ? [] : precomputableFields(meta, writtenRelations);
+  const precomputed = setterRuns ? [] : writtenRelations.size ? precomputableFields(meta, writtenRelations) : plan.precomputable;
   if (precomputed.length) await precompute(meta, sortedList, precomputed, items);
 
   const seen = new Set<Field>();
@@ -120,8 +120,7 @@ async function create(
   const columns = [...seen];
   // Every stored column (the records are built from the rows), or, for ids only, the id and the
   // links: `collectDependents` reads a record's parent off its link (`ownersFromRows`).
-  const stored = RecordBatch.storedFields(meta);
-  const returning = selectList(meta.table, idsOnly ? stored.filter((f) => f.name === 'id' || f instanceof ManyToOneField) : stored);
+  const returning = selectList(meta.table, idsOnly ? plan.idsAndLinks : plan.stored);
   const rowsSql = insertedRows(meta, columns, sortedList);
   const inserted = await runGuarded<Row>((guard) => sql`INSERT INTO ${sql.table(meta.table)}
     (${sql.join(columns.map((f) => sql.id(f.column!)))}) ${rowsSql}
@@ -146,18 +145,17 @@ async function create(
   const pending = newPending();
   const upToDate = new Set(precomputed);
   const protect: Protected = new Map();
-  for (const f of meta.fields.values()) {
-    if (f.isEditableComputed) {
-      const given = ids.filter((_, i) => sortedList[i]!.columns.has(f));
-      if (given.length) protect.set(f, new Set(given));
-    }
-    if (f.isComputed && f.isStored && !upToDate.has(f)) {
-      const byField = pending.get(meta) ?? new Map();
-      byField.set(f, new Set(ids));
-      pending.set(meta, byField);
-    }
+  for (const f of plan.editableComputed) {
+    const given = ids.filter((_, i) => sortedList[i]!.columns.has(f));
+    if (given.length) protect.set(f, new Set(given));
   }
-  await collectDependents(meta, ids, triggeredFieldNames(meta), pending, { rows: inserted, upToDate });
+  for (const f of plan.computedStored) {
+    if (upToDate.has(f)) continue;
+    const byField = pending.get(meta) ?? new Map();
+    byField.set(f, new Set(ids));
+    pending.set(meta, byField);
+  }
+  await collectDependents(meta, ids, plan.triggered, pending, { rows: inserted, upToDate });
   const changed = await flushRecompute(pending, protect);
   await assertCompanyConsistency(meta, ids);
   if (idsOnly) return ids;
@@ -232,7 +230,11 @@ function lineWrites(ids: readonly number[], sortedList: readonly SortedValues[],
   return byField;
 }
 
-/** What `create` reads of the model's fields for every record, looked up once per call. */
+/**
+ * What `create` reads of the model's fields, worked out once per model of a registry (a registry
+ * never changes once built): walking every field and every trigger of the registry on each call
+ * was a measurable share of a one-record create (issue 15).
+ */
 interface CreatePlan {
   /** Stored, not computed fields with a default, in the model's field order. */
   readonly defaulted: readonly Field[];
@@ -243,9 +245,32 @@ interface CreatePlan {
   readonly createdBy: Field;
   readonly updatedDate: Field;
   readonly updatedBy: Field;
+  /** Every stored field (the INSERT's RETURNING when records are built from its rows). */
+  readonly stored: readonly Field[];
+  /** The id and the links (the RETURNING of `createRecordIds`: `collectDependents` reads parents off links). */
+  readonly idsAndLinks: readonly Field[];
+  /** Stored computed fields: computed after the INSERT unless precomputed. */
+  readonly computedStored: readonly Field[];
+  /** Editable computed fields: a value given on create stays as given. */
+  readonly editableComputed: readonly Field[];
+  /** The model's fields that trigger recomputes elsewhere (`triggeredFieldNames`). */
+  readonly triggered: readonly string[];
+  /** The computed fields computable before the INSERT when no relation is written with it. */
+  readonly precomputable: readonly Field[];
 }
 
+const plans = new WeakMap<ModelMeta, CreatePlan>();
+
 function createPlan(meta: ModelMeta): CreatePlan {
+  let plan = plans.get(meta);
+  if (!plan) {
+    plan = buildCreatePlan(meta);
+    plans.set(meta, plan);
+  }
+  return plan;
+}
+
+function buildCreatePlan(meta: ModelMeta): CreatePlan {
   const defaulted: Field[] = [];
   const required: Field[] = [];
   for (const f of meta.fields.values()) {
@@ -254,9 +279,16 @@ function createPlan(meta: ModelMeta): CreatePlan {
     if (f.isRequired) required.push(f);
   }
   const field = (name: string) => meta.fields.get(name)!;
+  const fields = [...meta.fields.values()];
+  const stored = RecordBatch.storedFields(meta);
   return {
     defaulted, required, companyValued: companyValuedFields(meta),
     createdDate: field('created_date'), createdBy: field('created_by'), updatedDate: field('updated_date'), updatedBy: field('updated_by'),
+    stored, idsAndLinks: stored.filter((f) => f.name === 'id' || f instanceof ManyToOneField),
+    computedStored: fields.filter((f) => f.isComputed && f.isStored),
+    editableComputed: fields.filter((f) => f.isEditableComputed),
+    triggered: triggeredFieldNames(meta),
+    precomputable: precomputableFields(meta, new Set()),
   };
 }
 
