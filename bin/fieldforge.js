@@ -1,6 +1,14 @@
 #!/usr/bin/env node
-// Runs the TypeScript CLI without a build step.
-import { register } from 'tsx/esm/api';
+// The `fieldforge` command. Runs the compiled CLI (dist/, built by `npm install`'s prepare, see
+// build.js) when it was built from the sources as they are; otherwise — not built, or a source
+// changed since — the TypeScript sources through tsx, so an edited file is never run stale.
+import { fileURLToPath } from 'node:url';
+import { isFresh } from './build-stamp.js';
 
-register();
-await import('../src/cli/main.ts');
+if (isFresh(fileURLToPath(new URL('..', import.meta.url)))) {
+  await import('../dist/src/cli/main.js');
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import('../src/cli/main.ts');
+}

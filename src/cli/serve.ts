@@ -3,12 +3,17 @@
  * login; then serves HTTP and the realtime socket. With `--workers N` (N > 1) it forks N workers
  * sharing the port, each serving both, which needs a PostgreSQL server and Redis (PGlite is
  * single-process; the socket pushes and presence travel between workers through Redis).
+ *
+ * No database is opened at start: each is opened by the first request that needs it, and checked
+ * then, once per process, before that request is served (`checkDatabase`). A cluster of many
+ * databases starts as fast as one with a single database.
  */
 import cluster from 'node:cluster';
 import type { Settings } from '../config/settings.js';
 import { buildApp } from '../http/app.js';
 import { bootPlatform } from '../platform/boot.js';
 import { createDatabase } from '../platform/database-lifecycle.js';
+import type { Platform } from '../platform/platform.js';
 import { clearStaleInstallFlag } from '../db/platform-state.js';
 import { applyPendingModules } from '../platform/pending-modules.js';
 import { DatabaseNotFound, DatabaseUnavailable, FieldForgeError } from '../errors.js';
@@ -25,15 +30,26 @@ export async function serve(settings: Settings, options: ServeOptions): Promise<
     // A FieldForgeError: the command line exits with code 2, as for any usage error.
     if (missing.length) throw new FieldForgeError(`--workers ${options.workers} needs ${missing.join(' and ')}: PGlite and the in-process bus serve one worker`);
     if (cluster.isPrimary) {
-      await ensureFirstDatabase(settings);
+      // The primary serves nothing: it creates `main` in an empty cluster, then forks.
+      const platform = await bootPlatform(settings);
+      try {
+        await ensureFirstDatabase(platform);
+      } finally {
+        await platform.close();
+      }
       for (let i = 0; i < options.workers; i++) cluster.fork();
       cluster.on('exit', (worker, code) => console.error(`worker ${worker.process.pid} exited (${code})`));
       return;
     }
-  } else {
-    await ensureFirstDatabase(settings);
   }
   const platform = await bootPlatform(settings);
+  try {
+    if (!cluster.isWorker) await ensureFirstDatabase(platform);
+  } catch (err) {
+    await platform.close();
+    throw err;
+  }
+  platform.onFirstOpen(checkDatabase);
   const app = await buildApp(platform, {
     dev: settings.dev, bodyLimit: settings.bodyLimit, importLimit: settings.importLimit, sessionHours: settings.sessionHours, bulkMax: settings.bulkMax,
     logger: { level: settings.logLevel, format: settings.logFormat },
@@ -58,31 +74,31 @@ export function browserUrl(host: string, port: number): string {
   return `http://${reachable}:${port}`;
 }
 
-async function ensureFirstDatabase(settings: Settings): Promise<void> {
-  const platform = await bootPlatform(settings);
+/** Creates database `main` when the cluster (or data directory) holds no FieldForge database. */
+async function ensureFirstDatabase(platform: Platform): Promise<void> {
+  if ((await platform.engine.list()).length) return;
+  const created = await createDatabase(platform, 'main', { adminPassword: process.env.FF_ADMIN_PASSWORD || undefined });
+  console.log(`Created database 'main' with module core.`);
+  console.log(`Admin login: ${created.adminEmail} / ${created.adminPassword}`);
+}
+
+/**
+ * What a database needs before this process serves it, done when the process first opens it:
+ * the install flag of an installer that died is cleared, and what Settings > Modules marked is
+ * applied (a restart applies the marks; the first request after it waits for them).
+ */
+async function checkDatabase(platform: Platform, name: string): Promise<boolean> {
   try {
-    const names = await platform.engine.list();
-    for (const name of names) {
-      try {
-        const db = await platform.database(name);
-        if (await clearStaleInstallFlag(db.kysely)) console.warn(`Database '${name}': cleared the install flag of an installer that died`);
-        await applyMarkedModules(platform, name);
-      } catch (err) {
-        // A database another process drops, clones or is still creating right now must not keep
-        // the server from serving the others; its own requests will say what became of it.
-        if (!changingMeanwhile(err)) throw err;
-        console.warn(`Database '${name}': not checked, it is being dropped, cloned or created (${(err as Error).message})`);
-      } finally {
-        // Leave no idle connection behind: a template being cloned must have no sessions.
-        await platform.engine.closeDatabase(name).catch(() => undefined);
-      }
-    }
-    if (names.length) return;
-    const created = await createDatabase(platform, 'main', { adminPassword: process.env.FF_ADMIN_PASSWORD || undefined });
-    console.log(`Created database 'main' with module core.`);
-    console.log(`Admin login: ${created.adminEmail} / ${created.adminPassword}`);
-  } finally {
-    await platform.close();
+    const db = await platform.database(name);
+    if (await clearStaleInstallFlag(db.kysely)) console.warn(`Database '${name}': cleared the install flag of an installer that died`);
+    await applyMarkedModules(platform, name);
+    return true;
+  } catch (err) {
+    // A database another process drops, clones or is still creating right now is served all the
+    // same: its own requests will say what became of it, and the next open checks it again.
+    if (!changingMeanwhile(err)) throw err;
+    console.warn(`Database '${name}': not checked, it is being dropped, cloned or created (${(err as Error).message})`);
+    return false;
   }
 }
 
@@ -90,7 +106,7 @@ async function ensureFirstDatabase(settings: Settings): Promise<void> {
  * Installs and upgrades what Settings > Modules marked (spec §2.7: the restart applies them). A
  * failure is reported and leaves the marks; the other databases are served all the same.
  */
-async function applyMarkedModules(platform: Awaited<ReturnType<typeof bootPlatform>>, name: string): Promise<void> {
+async function applyMarkedModules(platform: Platform, name: string): Promise<void> {
   try {
     const result = await applyPendingModules(platform, name);
     if (result) console.log(`Database '${name}': installed [${result.installed.join(', ')}], upgraded [${result.updated.join(', ')}] as marked in Settings > Modules`);

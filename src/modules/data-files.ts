@@ -6,11 +6,11 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { parse } from 'yaml';
 import { ModuleError } from '../errors.js';
 import { currentEnv } from '../orm/env.js';
 import type { ModuleDescriptor } from './module-catalog.js';
+import { builtWithPlatform, moduleCodeUrl } from './module-loader.js';
 
 const DEFAULT_DIRS = ['security', 'data', 'views'];
 
@@ -38,7 +38,10 @@ export function recordWhere(rec: DataRecord): string {
 
 /** The module's data files in load order. */
 export async function dataFiles(mod: ModuleDescriptor): Promise<string[]> {
-  if (mod.manifest.data) return mod.manifest.data.map((f) => join(mod.dir, f));
+  // A compiled module (`dist/`) holds its TypeScript data files as `.js`.
+  const compiled = builtWithPlatform(mod.dir);
+  if (mod.manifest.data) return mod.manifest.data.map((f) => join(mod.dir, compiled ? f.replace(/\.ts$/, '.js') : f));
+  const pattern = compiled ? /\.(ya?ml|js)$/ : /\.(ya?ml|ts)$/;
   const files: string[] = [];
   for (const dir of DEFAULT_DIRS) {
     let names: string[] = [];
@@ -47,7 +50,7 @@ export async function dataFiles(mod: ModuleDescriptor): Promise<string[]> {
     } catch {
       continue;
     }
-    files.push(...names.filter((n) => /\.(ya?ml|ts)$/.test(n)).sort().map((n) => join(mod.dir, dir, n)));
+    files.push(...names.filter((n) => pattern.test(n)).sort().map((n) => join(mod.dir, dir, n)));
   }
   return files;
 }
@@ -55,8 +58,8 @@ export async function dataFiles(mod: ModuleDescriptor): Promise<string[]> {
 export async function readDataFile(moduleId: string, file: string): Promise<DataRecord[]> {
   let doc: unknown;
   try {
-    if (file.endsWith('.ts')) {
-      const exported = (await import(pathToFileURL(file).href)).default as DataFileExport | undefined;
+    if (/\.[jt]s$/.test(file)) {
+      const exported = (await import(await moduleCodeUrl(file))).default as DataFileExport | undefined;
       doc = typeof exported === 'function' ? await exported() : exported;
     } else {
       doc = parse(await readFile(file, 'utf8'));

@@ -1,23 +1,20 @@
 /**
- * Loads a module's model code from `models/index.ts` — the only registration point — and sorts
- * its exports into model declarations and extensions of other modules' models.
+ * Loads a module's model code from `models/index.ts` (`index.js` compiled) — the only
+ * registration point — and sorts its exports into model declarations and extensions of other
+ * modules' models.
  */
 import { access } from 'node:fs/promises';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { basename, join } from 'node:path';
 import { ModuleError } from '../errors.js';
 import { Model, type ModelClass } from '../orm/model.js';
 import { isModelExtension, type ModelExtension } from '../orm/model-extension.js';
 import type { ModuleCode } from '../orm/registry.js';
 import type { ModuleDescriptor } from './module-catalog.js';
-import { ensureModuleLoader } from './module-loader.js';
+import { moduleCodeUrl } from './module-loader.js';
 
 const cache = new Map<string, Promise<ModuleCode>>();
 
 export function loadModuleCode(mod: ModuleDescriptor): Promise<ModuleCode> {
-  // Before any module file is imported: the platform decides how module files load (ESM, and
-  // `fieldforge` is this platform), not the package.json that may or may not sit above them.
-  ensureModuleLoader();
   let pending = cache.get(mod.dir);
   if (!pending) {
     pending = importModuleCode(mod);
@@ -29,17 +26,16 @@ export function loadModuleCode(mod: ModuleDescriptor): Promise<ModuleCode> {
 
 async function importModuleCode(mod: ModuleDescriptor): Promise<ModuleCode> {
   const id = mod.manifest.identifier;
-  const index = join(mod.dir, 'models', 'index.ts');
-  try {
-    await access(index);
-  } catch {
-    return { id, dir: mod.dir, declarations: [], extensions: [] };
-  }
+  // `index.js` where the module is compiled (built-in modules in `dist/`, or an add-on shipped built).
+  const index = await firstExisting([join(mod.dir, 'models', 'index.ts'), join(mod.dir, 'models', 'index.js')]);
+  if (!index) return { id, dir: mod.dir, declarations: [], extensions: [] };
   let exports: Record<string, unknown>;
   try {
-    exports = await import(pathToFileURL(index).href);
+    // The loader decides how module files load (ESM, and `fieldforge` is this platform), not the
+    // package.json that may or may not sit above them (`module-loader.ts`).
+    exports = await import(await moduleCodeUrl(index));
   } catch (err) {
-    throw new ModuleError(`Module '${id}': loading models/index.ts failed: ${(err as Error).message}`);
+    throw new ModuleError(`Module '${id}': loading models/${basename(index)} failed: ${(err as Error).message}`);
   }
   const declarations: ModelClass[] = [];
   const extensions: ModelExtension[] = [];
@@ -48,4 +44,14 @@ async function importModuleCode(mod: ModuleDescriptor): Promise<ModuleCode> {
     else if (isModelExtension(value)) extensions.push(value);
   }
   return { id, dir: mod.dir, declarations, extensions };
+}
+
+async function firstExisting(files: string[]): Promise<string | null> {
+  for (const file of files) {
+    try {
+      await access(file);
+      return file;
+    } catch { /* next */ }
+  }
+  return null;
 }

@@ -1,9 +1,9 @@
 /**
- * Applying the module marks of Settings > Modules (`api/module-catalogue.ts`): at start,
- * `fieldforge serve` installs the modules marked `install` and upgrades those marked `upgrade`,
- * database by database, in one install each (`Platform.install`), then clears the marks it
- * applied. A failed install leaves its marks, so the next start tries again and the screen still
- * shows them. The command line's `--init` / `--update` clear the marks they satisfy too.
+ * Applying the module marks of Settings > Modules (`api/module-catalogue.ts`): when a started
+ * `fieldforge serve` first opens a database (before serving it), it installs the modules marked
+ * `install` and upgrades those marked `upgrade`, in one install (`Platform.install`), then clears
+ * the marks it applied. A failed install leaves its marks, so the next start tries again and the
+ * screen still shows them. The command line's `--init` / `--update` clear the marks they satisfy too.
  */
 import { sql } from 'kysely';
 import type { InstallResult } from '../modules/installer.js';
@@ -18,19 +18,15 @@ export interface PendingMarks {
 
 /** The marks recorded in `dbName` (none in a database whose core predates them). */
 export async function pendingMarks(platform: Platform, dbName: string): Promise<PendingMarks> {
-  if (!(await hasPendingColumn(platform, dbName))) return { install: [], upgrade: [] };
-  const db = await platform.database(dbName);
-  const { rows } = await sql<{ identifier: string; state: string; pending: string }>`
-    SELECT identifier, state, pending FROM module WHERE pending IS NOT NULL ORDER BY identifier`.execute(db.kysely);
-  return {
-    install: rows.filter((r) => r.pending === 'install' && r.state !== 'installed').map((r) => r.identifier),
-    upgrade: rows.filter((r) => r.pending === 'upgrade' && r.state === 'installed').map((r) => r.identifier),
-  };
+  return marksOf(await markedModules(platform, dbName));
 }
 
 /** Installs and upgrades what `dbName` has marked; null when nothing was marked. */
 export async function applyPendingModules(platform: Platform, dbName: string): Promise<InstallResult | null> {
-  const marks = await pendingMarks(platform, dbName);
+  const marked = await markedModules(platform, dbName);
+  // The common case, on every first open of a database by `serve`: no mark, nothing more to ask.
+  if (!marked.length) return null;
+  const marks = marksOf(marked);
   if (!marks.install.length && !marks.upgrade.length) {
     // Install marks on modules the command line installed meanwhile are done: cleared.
     await clearMarks(platform, dbName, { installed: [], updated: [] });
@@ -39,6 +35,28 @@ export async function applyPendingModules(platform: Platform, dbName: string): P
   const result = await platform.install(dbName, { init: marks.install, update: marks.upgrade });
   await clearMarks(platform, dbName, { installed: [...marks.install, ...result.installed], updated: marks.upgrade });
   return result;
+}
+
+interface MarkedModule {
+  identifier: string;
+  state: string;
+  pending: string;
+}
+
+async function markedModules(platform: Platform, dbName: string): Promise<MarkedModule[]> {
+  if (!(await hasPendingColumn(platform, dbName))) return [];
+  const db = await platform.database(dbName);
+  const { rows } = await sql<MarkedModule>`
+    SELECT identifier, state, pending FROM module WHERE pending IS NOT NULL ORDER BY identifier`.execute(db.kysely);
+  return rows;
+}
+
+/** The marks still to apply: `install` on a module not installed, `upgrade` on an installed one. */
+function marksOf(rows: readonly MarkedModule[]): PendingMarks {
+  return {
+    install: rows.filter((r) => r.pending === 'install' && r.state !== 'installed').map((r) => r.identifier),
+    upgrade: rows.filter((r) => r.pending === 'upgrade' && r.state === 'installed').map((r) => r.identifier),
+  };
 }
 
 /**

@@ -6,6 +6,7 @@
  * unit of work needs from it (database, registry, files) is handed to the unit of work's
  * environment; nothing of it is process-wide, so several platforms may share a process.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
 import { readSettings } from '../config/settings.js';
 import { fileServiceFromSettings } from '../files/filestore-config.js';
@@ -28,8 +29,26 @@ interface CachedRegistry {
   registry: Promise<Registry>;
 }
 
+/**
+ * Work a platform does once per database before it first hands the database out (`onFirstOpen`);
+ * false: not done, the next open tries again.
+ */
+export type FirstOpenWork = (platform: Platform, name: string) => Promise<boolean>;
+
+/**
+ * The database whose first-open work runs in this call chain: its own calls pass straight through.
+ * Disabled whenever no such work runs: every enabled AsyncLocalStorage costs a propagation on
+ * every promise the process creates, requests included.
+ */
+const preparing = new AsyncLocalStorage<string>();
+let preparingNow = 0;
+
 export class Platform {
   private readonly registries = new Map<string, CachedRegistry>();
+  #firstOpen: FirstOpenWork | null = null;
+  /** Databases whose first-open work is done, and the work under way (shared by concurrent callers). */
+  readonly #ready = new Set<string>();
+  readonly #preparing = new Map<string, Promise<void>>();
   #files: FileService | null;
   /** Prints PDF reports: this platform's one headless Chromium, started on the first PDF (`reports/pdf-engine.ts`). */
   readonly pdf = new PdfEngine();
@@ -50,7 +69,20 @@ export class Platform {
     this.changeFeed = recordChangeFeed(bus);
     // A database dropped here or found gone by the engine (another process dropped it) takes its
     // registry with it: a new database of the same name may hold other modules.
-    engine.onDatabaseGone((name) => this.forget(name));
+    engine.onDatabaseGone((name) => {
+      this.forget(name);
+      this.#ready.delete(name);
+    });
+  }
+
+  /**
+   * Has `work` run once per database when this platform first opens it, before anything else of
+   * the platform gets the database (`fieldforge serve`: a stale install flag, the modules marked in
+   * Settings > Modules). Concurrent first callers wait for the same run; a run that throws (for
+   * its callers) or answers false is tried again by the next caller.
+   */
+  onFirstOpen(work: FirstOpenWork): void {
+    this.#firstOpen = work;
   }
 
   /** The platform's file storage; the sweep of one database asks the platform's other databases. */
@@ -61,7 +93,26 @@ export class Platform {
   }
 
   async database(name: string): Promise<TenantDatabase> {
-    return this.engine.open(assertValidDatabaseName(name));
+    const db = await this.engine.open(assertValidDatabaseName(name));
+    if (!this.#firstOpen || this.#ready.has(name) || preparing.getStore() === name) return db;
+    await this.#prepare(name, this.#firstOpen);
+    // Opened again: the work may have taken long enough for the pool to be evicted meanwhile.
+    return this.engine.open(name);
+  }
+
+  #prepare(name: string, work: FirstOpenWork): Promise<void> {
+    let pending = this.#preparing.get(name);
+    if (!pending) {
+      preparingNow++;
+      pending = preparing.run(name, async () => work(this, name))
+        .then((done) => void (done && this.#ready.add(name)))
+        .finally(() => {
+          this.#preparing.delete(name);
+          if (--preparingNow === 0) preparing.disable();
+        });
+      this.#preparing.set(name, pending);
+    }
+    return pending;
   }
 
   /** The registry of `name` at `version` (pass the version read with the request, or none to read it). */

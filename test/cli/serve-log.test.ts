@@ -8,7 +8,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +15,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminAccessYaml, writeProbeModule } from '../support/probe-module.js';
 import { TEST_DATABASE_URL } from '../support/services.js';
 import { testDatabase, type TestDatabase } from '../support/test-database.js';
+import { waitForChild } from '../support/child-output.js';
+import { freePort } from '../support/redis-server.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -38,25 +39,7 @@ let child: ChildProcess | undefined;
 let output = '';
 let port: number;
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port: p } = srv.address() as { port: number };
-      srv.close(() => resolve(p));
-    });
-  });
-}
-
-async function waitFor(what: () => boolean, label: string, ms = 90_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!what()) {
-    if (Date.now() > until) throw new Error(`${label} not seen within ${ms} ms:\n${output}`);
-    if (child?.exitCode !== null && child?.exitCode !== undefined) throw new Error(`serve exited (${child.exitCode}):\n${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+const waitFor = (what: () => boolean, label: string, ms?: number) => waitForChild(() => child, () => output, what, label, ms);
 
 beforeAll(async () => {
   probeRoot = await mkdtemp(join(tmpdir(), 'ff-serve-probe-'));

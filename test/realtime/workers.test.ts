@@ -23,6 +23,7 @@ import { freePort, TestRedis } from '../support/redis-server.js';
 import { TEST_DATABASE_URL } from '../support/services.js';
 import { TestSocket } from '../support/socket-client.js';
 import { testDatabase, type TestDatabase } from '../support/test-database.js';
+import { waitForChild } from '../support/child-output.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SECRET = randomBytes(32).toString('base64url');
@@ -35,14 +36,7 @@ let child: ChildProcess | undefined;
 let output = '';
 let port: number;
 
-async function waitFor(what: () => boolean, label: string, ms = 90_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!what()) {
-    if (Date.now() > until) throw new Error(`${label} not seen within ${ms} ms:\n${output}`);
-    if (child?.exitCode !== null && child?.exitCode !== undefined) throw new Error(`serve exited (${child.exitCode}):\n${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+const waitFor = (what: () => boolean, label: string, ms?: number) => waitForChild(() => child, () => output, what, label, ms);
 
 async function person(name: string): Promise<{ uid: number; token: string }> {
   return t.run(async () => {
