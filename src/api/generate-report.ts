@@ -93,7 +93,7 @@ export async function prepareReport(request: ReportRequest, pdf: PdfEngine, opti
     throw new BadRequest(`A report prints at most ${MAX_REPORT_RECORDS} records per call; this one names ${ids.length}: print fewer at a time`);
   }
   const body = await loadTemplate(report.moduleDir, report.template, report.identifier);
-  const filename = parseFilename(report.filename ?? report.name, report.identifier);
+  const filename = await parseFilename(report.filename ?? report.name, report.identifier);
 
   return withCallerLanguage({ lang: request.lang, acceptLanguage: request.acceptLanguage ?? null }, async () => {
     const format = await callerFormat();

@@ -7,7 +7,7 @@
  * ApiDocsShare (administrators'). A share is checked against the database on every request, so a
  * revoked or expired one — and every cookie it already issued — is refused at once.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import { assertRight } from '../access/record-access.js';
 import { assertRecordsAllowed } from '../access/record-checks.js';
@@ -22,7 +22,7 @@ export const API_DOCS_TOKEN_PREFIX = 'ffdocs_';
 const MODEL = 'ApiDocsShare';
 
 export function hashShareToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
+  return hash('sha256', token, 'hex');
 }
 
 /** A token as a share's URL carries it: the prefix and 43 base64url characters. */

@@ -4,8 +4,9 @@
  * matched hash with null. The alphabet leaves out characters read alike (0/O, 1/I/L), which
  * leaves 31 symbols: 8 × log2(31) ≈ 39.6 bits per code — the most this format allows.
  */
-import { hash, verify } from '@node-rs/argon2';
+import type * as Argon2 from '@node-rs/argon2';
 import { randomBytes } from 'node:crypto';
+import { loadArgon2 } from './passwords.js';
 
 export const BACKUP_CODE_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
 const GROUP_LENGTH = 4;
@@ -17,6 +18,8 @@ export async function generateBackupCodes(count = 10): Promise<{ codes: string[]
   // A set, so that the (negligible) chance of a duplicate cannot yield fewer distinct codes.
   while (codes.size < count) codes.add(randomCode());
   const list = [...codes];
+  // Argon2 is loaded on first use (see passwords.ts).
+  const { hash } = await loadArgon2();
   return { codes: list, hashes: await Promise.all(list.map((code) => hash(code))) };
 }
 
@@ -41,10 +44,12 @@ export function normalizeBackupCode(input: unknown): string | null {
 export async function matchBackupCode(input: unknown, hashes: readonly (string | null)[]): Promise<number | null> {
   const code = normalizeBackupCode(input);
   if (code === null) return null;
+  // Outside verifySafely's try: a failed import is an error, not a wrong code.
+  const { verify } = await loadArgon2();
   let matched: number | null = null;
   for (const [index, stored] of hashes.entries()) {
     if (stored === null) continue;
-    if (await verifySafely(stored, code) && matched === null) matched = index;
+    if (await verifySafely(verify, stored, code) && matched === null) matched = index;
   }
   return matched;
 }
@@ -61,7 +66,7 @@ function randomCode(): string {
 }
 
 /** A malformed stored hash counts as no match rather than failing the sign-in. */
-async function verifySafely(stored: string, code: string): Promise<boolean> {
+async function verifySafely(verify: typeof Argon2.verify, stored: string, code: string): Promise<boolean> {
   try {
     return await verify(stored, code);
   } catch {

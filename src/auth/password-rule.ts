@@ -15,7 +15,8 @@
  *
  * A violation throws a `ValidationError` (400) whose message names the broken rule.
  */
-import { dictionary } from '@zxcvbn-ts/language-common';
+import { createRequire } from 'node:module';
+import type * as LanguageCommon from '@zxcvbn-ts/language-common';
 import { ValidationError } from '../errors.js';
 
 export const MIN_PASSWORD_LENGTH = 12;
@@ -53,9 +54,15 @@ let common: Set<string> | undefined;
 /**
  * Built on first use. It holds only entries long enough to pass the length check, since shorter
  * ones are refused before this lookup. That is a few hundred strings instead of 49k.
+ *
+ * The dictionary package is loaded here, not at start: ~21 ms and ~13 MiB, and only setting a
+ * password needs it. `require`, because `checkPasswordRule` is synchronous (part of the public
+ * API); the package is CommonJS (its `main`), so this is the module `import` would load.
  */
 function commonPasswords(): Set<string> {
-  common ??= new Set(
+  if (common) return common;
+  const { dictionary } = createRequire(import.meta.url)('@zxcvbn-ts/language-common') as typeof LanguageCommon;
+  common = new Set(
     dictionary['passwords-common'].filter((entry) => codePoints(entry) >= MIN_PASSWORD_LENGTH).map((entry) => entry.toLowerCase()),
   );
   return common;

@@ -7,8 +7,8 @@
  * every access token of it is refused from the next request on. Logout revokes it the same way,
  * and so does a deactivated user (checked on every request with the session, see `resolveSession`).
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { jwtVerify, SignJWT } from 'jose';
+import { hash, randomBytes } from 'node:crypto';
+import type * as Jose from 'jose';
 import { sql, type Kysely } from 'kysely';
 import { purposeKey } from '../config/secret.js';
 import { AuthenticationError } from '../errors.js';
@@ -40,12 +40,24 @@ export interface SessionTokens {
 }
 
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
+  return hash('sha256', token, 'hex');
 }
 
 /** `2026-11-21 16:04:05 UTC` */
 export function utcStamp(date: Date): string {
   return `${date.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+}
+
+/**
+ * `jose`, loaded on first use: ~50 ms of the start, and API-key requests never need it. Once
+ * loaded, `jose` holds the module, so a request verifying a token awaits nothing for it. A failed
+ * import rejects every call with the import's own error (not swallowed into "invalid token").
+ */
+let jose: typeof Jose | undefined;
+let joseLoading: Promise<typeof Jose> | undefined;
+
+function loadJose(): Promise<typeof Jose> {
+  return (joseLoading ??= import('jose').then((module) => (jose = module)));
 }
 
 function tokenKey(secret: string): Uint8Array {
@@ -56,6 +68,7 @@ async function issueTokens(uid: number, sessionId: number, config: SessionConfig
   const expires = new Date(Date.now() + config.sessionHours * 3_600_000);
   // Whole seconds: JWT `exp` has no fractions, and the answer must name the instant it holds.
   expires.setUTCMilliseconds(0);
+  const { SignJWT } = jose ?? (await loadJose());
   const accessToken = await new SignJWT({ db: config.dbName, sid: sessionId })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setSubject(String(uid))
@@ -126,6 +139,8 @@ const REQUIRED_CLAIMS = ['exp', 'iat', 'sub', 'db', 'sid'];
 
 /** The claims of a valid access token for `dbName`, or null (bad signature, expired or without expiry, other database). */
 export async function verifyAccessToken(token: string, dbName: string, secret: string): Promise<{ uid: number; sessionId: number } | null> {
+  // Outside the try: a failed import is an error, not a refused token.
+  const { jwtVerify } = jose ?? (await loadJose());
   try {
     const { payload } = await jwtVerify(token, tokenKey(secret), { algorithms: ['HS256'], requiredClaims: REQUIRED_CLAIMS });
     const uid = Number(payload.sub);

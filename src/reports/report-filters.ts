@@ -13,9 +13,10 @@
  * An empty value (null, missing) writes nothing. The language travels in the render's globals
  * (`FORMAT_GLOBAL`), so one engine serves callers of every language.
  */
-import { filters as builtinFilters, type Liquid } from 'liquidjs';
+import type { Liquid } from 'liquidjs';
 import { formatDate, formatDatetime, formatMonetary, formatNumber, type CurrencyFormat } from '../i18n/format.js';
 import type { LocaleFormat } from '../i18n/locale.js';
+import { liquidJs } from './liquidjs.js';
 
 /** The render global holding the caller's `LocaleFormat`. */
 export const FORMAT_GLOBAL = '__format';
@@ -45,7 +46,9 @@ function currencyFormat(currency: unknown): CurrencyFormat {
   return { name: typeof currency === 'string' ? currency : '', symbol: null, position: null, rounding: 0.01 };
 }
 
+/** Called with an engine, so LiquidJS is loaded (`liquidjs.ts`); this file itself must not load it (`FORMAT_GLOBAL` is read at start). */
 export function registerReportFilters(liquid: Liquid): void {
+  const builtinFilters = liquidJs().filters;
   liquid.registerFilter('date', function (this: FilterThis, value: unknown, ...args: unknown[]) {
     if (args.length) return (builtinFilters.date as (...a: unknown[]) => unknown).call(this, value, ...args);
     if (isEmpty(value)) return '';

@@ -12,8 +12,9 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import { resolve, sep } from 'node:path';
-import { Liquid, type Template } from 'liquidjs';
+import type { Liquid, Template } from 'liquidjs';
 import { UserError } from '../errors.js';
+import { liquidJs, loadLiquidJs } from './liquidjs.js';
 import { registerReportFilters } from './report-filters.js';
 import { templateVariables, type Segments } from './template-variables.js';
 
@@ -32,9 +33,12 @@ export interface ParsedTemplate {
 
 const engines = new Map<string, Liquid>();
 const parsed = new Map<string, { mtimeMs: number; size: number; template: ParsedTemplate }>();
-const filenameEngine = newEngine(null, false);
+/** Made on first use, as LiquidJS is loaded then (`liquidjs.ts`). */
+let filenameEngine: Liquid | undefined;
 
+/** Needs LiquidJS loaded (`loadLiquidJs`). */
 function newEngine(root: string | null, escape: boolean): Liquid {
+  const { Liquid } = liquidJs();
   const liquid = new Liquid({
     ...(root ? { root: [root], partials: [root], layouts: [root] } : {}),
     extname: '.html',
@@ -68,6 +72,7 @@ export async function loadTemplate(moduleDir: string, relativePath: string, repo
   }
   const cached = parsed.get(file);
   if (cached && cached.mtimeMs === info.mtimeMs && cached.size === info.size) return cached.template;
+  await loadLiquidJs();
   const liquid = engineOf(root);
   let templates: Template[];
   try {
@@ -80,8 +85,13 @@ export async function loadTemplate(moduleDir: string, relativePath: string, repo
   return template;
 }
 
-/** A report's filename template, parsed (without HTML escaping), and the paths it reads. */
-export function parseFilename(source: string, reportName: string): ParsedTemplate {
+/**
+ * A report's filename template, parsed (without HTML escaping), and the paths it reads. Async
+ * since LiquidJS is loaded on first use.
+ */
+export async function parseFilename(source: string, reportName: string): Promise<ParsedTemplate> {
+  await loadLiquidJs();
+  filenameEngine ??= newEngine(null, false);
   try {
     const templates = filenameEngine.parse(source);
     return { liquid: filenameEngine, templates, variables: templateVariables(filenameEngine, templates, DATA_ROOTS) };

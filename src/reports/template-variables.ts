@@ -14,7 +14,8 @@
  * render uses (a name assigned twice stands for both sources) — reading a little more is
  * harmless, missing a path is not.
  */
-import { AssignTag, ForTag, IncludeTag, Liquid, RenderTag, TablerowTag, toValueSync, type Template } from 'liquidjs';
+import type { Liquid, Template } from 'liquidjs';
+import { liquidJs } from './liquidjs.js';
 
 /** A variable's path: `['record', 'customer', 'name']`. */
 export type Segments = readonly string[];
@@ -22,7 +23,10 @@ export type Segments = readonly string[];
 /** Deepest chain of aliases followed (`assign a = b`, `assign b = c`, …); a cycle stops here. */
 const MAX_ALIAS_DEPTH = 8;
 
-/** Every variable path of `templates` rooted at one of `roots`, aliases resolved, without duplicates. */
+/**
+ * Every variable path of `templates` rooted at one of `roots`, aliases resolved, without
+ * duplicates. `liquid` is an engine made from the module `loadLiquidJs` loaded (`liquidjs.ts`).
+ */
 export function templateVariables(liquid: Liquid, templates: readonly Template[], roots: readonly string[]): Segments[] {
   const aliases = new Map<string, Segments[]>();
   for (const node of walk(templates)) {
@@ -48,6 +52,7 @@ export function templateVariables(liquid: Liquid, templates: readonly Template[]
 
 /** Every node of the templates, partials (`render`, `include`) included. */
 function* walk(templates: readonly Template[], depth = 0): Generator<Template> {
+  const { toValueSync } = liquidJs();
   for (const node of templates) {
     yield node;
     const parent = node as Template & { children?: (partials: boolean, sync: boolean) => Generator<unknown, Template[]> };
@@ -58,6 +63,8 @@ function* walk(templates: readonly Template[], depth = 0): Generator<Template> {
 
 /** The names a node binds, each with the path of what it binds them to. */
 function aliasesOf(liquid: Liquid, node: Template): [string, Segments][] {
+  // Loaded, since `liquid` exists (`liquidjs.ts`).
+  const { AssignTag, ForTag, IncludeTag, RenderTag, TablerowTag } = liquidJs();
   if (node instanceof ForTag || node instanceof TablerowTag) {
     // `for line in record.order_lines`: the collection is the tag's first argument.
     const source = firstVariable(liquid, node);
