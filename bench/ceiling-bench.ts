@@ -27,7 +27,8 @@ import {
 } from './api-load.js';
 import { BENCH_BASE_URL, databaseUrl } from './bench-database.js';
 import { formatSummary, summarizeProfiles } from './profile.js';
-import { memoryOf, resetPeakMemory } from './server-process.js';
+import { measureServeMemory, type ServeMemory } from './serve-memory.js';
+import { memoryOf, resetPeakMemory, stopServerProcess } from './server-process.js';
 
 const ORDERS = 100_000;
 const PARTNERS = 1_000;
@@ -191,6 +192,8 @@ interface Memory {
   ffUsage: NodeJS.MemoryUsage;
   /** sinceIdle false: the peak could not be reset after the idle reading, so it covers start-up too. */
   peak: { ff: number; bare: number; sinceIdle: boolean };
+  /** The real `fieldforge serve` (serve-memory.ts); null when BENCH_SERVE_MEMORY=0. */
+  serve: ServeMemory | null;
 }
 
 function printResults(runs: Measurement[], memory: Memory, dbName: string, elapsed: number, loadBefore: number): void {
@@ -226,11 +229,17 @@ function printResults(runs: Measurement[], memory: Memory, dbName: string, elaps
   }
   out.push('');
   const verdict = (v: number, target: number) => `target ≤ ${target} MiB  ${v <= target ? 'met' : 'MISSED'}`;
-  out.push(`Memory (RSS), FieldForge: idle ${mib(memory.idle.ff).toFixed(1)} MiB (after start + one request of each shape and key, settled 2 s)  ${verdict(mib(memory.idle.ff), IDLE_TARGET_MIB)}`);
+  out.push(`Memory (RSS), the bench's FieldForge server (TypeScript through tsx, bench routes): idle ${mib(memory.idle.ff).toFixed(1)} MiB (after start + one request of each shape and key, settled 2 s)  ${verdict(mib(memory.idle.ff), IDLE_TARGET_MIB)}`);
   const u = memory.ffUsage;
   out.push(`  of which V8 heap ${(u.heapTotal / 2 ** 20).toFixed(1)} MiB (${(u.heapUsed / 2 ** 20).toFixed(1)} MiB used), external ${(u.external / 2 ** 20).toFixed(1)} MiB (array buffers ${(u.arrayBuffers / 2 ** 20).toFixed(1)} MiB); the rest is outside V8's heap (the runtime, native allocations)`);
   out.push(`  peak under the load ${mib(memory.peak.ff).toFixed(1)} MiB (VmHWM${memory.peak.sinceIdle ? ', reset after the idle reading' : ', since start: it could not be reset'})  ${verdict(mib(memory.peak.ff), PEAK_TARGET_MIB)}`);
   out.push(`Memory (RSS), bare server: idle ${mib(memory.idle.bare).toFixed(1)} MiB, peak under the load ${mib(memory.peak.bare).toFixed(1)} MiB`);
+  const serve = memory.serve;
+  if (serve) {
+    out.push(`Memory (RSS), \`fieldforge serve\` (${serve.compiled ? 'compiled' : 'from its sources through tsx: `npm run build` failed or is stale'}), one open database:`);
+    out.push(`  idle ${mib(serve.idle).toFixed(1)} MiB, 30 s after one request of each shape and key  ${verdict(mib(serve.idle), IDLE_TARGET_MIB)}`);
+    if (serve.peakUnderLoad !== null) out.push(`  peak under the load ${mib(serve.peakUnderLoad).toFixed(1)} MiB (each shape and key 4 s in turn, ${serve.requests.toLocaleString('en')} requests)  ${verdict(mib(serve.peakUnderLoad), PEAK_TARGET_MIB)}`);
+  }
   out.push('');
   out.push(`whole run ${elapsed.toFixed(0)} s; 1-minute load average ${loadBefore.toFixed(1)} before measuring, ${loadavg()[0]!.toFixed(1)} after`);
   console.log(out.join('\n'));
@@ -312,7 +321,27 @@ async function main(): Promise<void> {
       }
     }
     const peak = { ff: memoryOf(ff.child.pid!).hwm, bare: memoryOf(bare.child.pid!).hwm, sinceIdle };
-    printResults(runs, { idle, ffUsage, peak }, dbName, (Date.now() - started) / 1000, loadBefore);
+    // The targets are for FieldForge as people run it: the real `serve`, compiled (serve-memory.ts).
+    let serve: ServeMemory | null = null;
+    if (process.env.BENCH_SERVE_MEMORY !== '0') {
+      for (const s of run.servers.splice(0)) await stopServerProcess(s);
+      log('memory of `fieldforge serve`: one request of each shape and key, idle 30 s, then the load…');
+      const eachShapeAndKey = <T>(f: (shape: Shape, headers: Record<string, string>) => T) =>
+        shapes(seeded).flatMap((shape) => [0, 1].map((i) => f(shape, headersOf(i))));
+      serve = await measureServeMemory({
+        env: {
+          DATABASE_URL: BENCH_BASE_URL, FF_DB_POOL_MAX: '10', FF_ADDONS_PATH: MODULES_DIR,
+          // V8 flags to compare, e.g. `--max-semi-space-size=2` (the young generation's size).
+          ...(process.env.BENCH_SERVE_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVE_NODE_OPTIONS } : {}),
+        },
+        warm: eachShapeAndKey((shape, headers) => {
+          const { path, body } = shape.sample();
+          return { method: 'POST' as const, path, headers, body: JSON.stringify(body) };
+        }),
+        load: eachShapeAndKey((shape, headers) => shape.request(headers)),
+      });
+    }
+    printResults(runs, { idle, ffUsage, peak, serve }, dbName, (Date.now() - started) / 1000, loadBefore);
   } finally {
     await run.cleanup();
   }

@@ -18,16 +18,31 @@
  * no realtime work at all, not even the gate check — the baseline of `realtime-bench.ts` (c).
  *
  * Started by bench/run.ts with `node --import tsx`; PORT=0 picks a free port, which is printed as
- * `{"ready":true,"port":…}`.
+ * `{"ready":true,"port":…}`. The platform itself runs compiled, as `fieldforge serve` runs it
+ * (dist/, built first if stale); BENCH_SOURCES=1 runs its TypeScript sources instead.
  */
+import { spawnSync } from 'node:child_process';
 import { Session } from 'node:inspector';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeHeapSnapshot } from 'node:v8';
-import { readSettings } from '../src/config/settings.js';
-import { buildApp } from '../src/http/app.js';
-import { bootPlatform } from '../src/platform/boot.js';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type * as AppModule from '../src/http/app.js';
+import type * as BootModule from '../src/platform/boot.js';
+import type * as SettingsModule from '../src/config/settings.js';
 import type { Platform } from '../src/platform/platform.js';
+
+// The platform as `fieldforge serve` runs it: compiled (dist/, `npm run build`) when that is up to
+// date, so the CPU measured is that of the code people run; else the sources through tsx.
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const { isFresh } = (await import(pathToFileURL(join(ROOT, 'bin', 'build-stamp.js')).href)) as { isFresh(root: string): boolean };
+if (process.env.BENCH_SOURCES !== '1' && !isFresh(ROOT)) spawnSync(process.execPath, ['bin/build.js'], { cwd: ROOT, stdio: ['ignore', 2, 2] });
+const compiled = process.env.BENCH_SOURCES !== '1' && isFresh(ROOT);
+process.stderr.write(`platform ${compiled ? 'compiled (dist/)' : 'from its TypeScript sources'}\n`);
+const platformFile = (path: string) => pathToFileURL(join(ROOT, compiled ? `dist/src/${path}.js` : `src/${path}.ts`)).href;
+const { readSettings } = (await import(platformFile('config/settings'))) as typeof SettingsModule;
+const { buildApp } = (await import(platformFile('http/app'))) as typeof AppModule;
+const { bootPlatform } = (await import(platformFile('platform/boot'))) as typeof BootModule;
 
 const dbName = process.env.BENCH_DB;
 if (!dbName) throw new Error('BENCH_DB is not set');
@@ -99,7 +114,7 @@ app.post('/__prof/stop', async () => {
 
 await app.listen({ port: Number(process.env.PORT ?? 0), host: '127.0.0.1' });
 const address = app.server.address();
-console.log(JSON.stringify({ ready: true, port: typeof address === 'object' && address ? address.port : 0 }));
+console.log(JSON.stringify({ ready: true, port: typeof address === 'object' && address ? address.port : 0, compiled }));
 
 let stopping = false;
 const stop = async (): Promise<void> => {
