@@ -42,9 +42,15 @@ export async function queryRecords(meta: ModelMeta, params: QueryParams): Promis
   const footer = params.footer_aggregates;
   const aggregates: Record<string, AggregateFunction> = Object.fromEntries((footer ?? []).map((f) => [f, 'sum']));
   const paged = qs.limit(limit).offset((page - 1) * limit);
-  const data = params.group_fields?.length ? await paged.group(params.group_fields, aggregates) : await paged.read(params.fields);
-  if (!params.counter && footer === undefined) return data;
-  const answer: Record<string, unknown> = { count: await qs.count(), data };
+  const grouped = Boolean(params.group_fields?.length);
+  if (!params.counter && footer === undefined) {
+    return grouped ? paged.group(params.group_fields!, aggregates) : paged.read(params.fields);
+  }
+  // Records and their count in one statement; groups count their records apart.
+  const { records: data, count } = grouped
+    ? { records: await paged.group(params.group_fields!, aggregates), count: await qs.count() }
+    : await paged.read_counted(params.fields);
+  const answer: Record<string, unknown> = { count, data };
   if (footer !== undefined) answer.aggregates = await qs.aggregate(aggregates);
   return answer;
 }

@@ -21,7 +21,7 @@ import { charactersBeyond } from './fields/storable-text.js';
 import { EMPTY_STATE, planSelect, type QueryState } from './query/select-plan.js';
 import { selectRows, withRecName, type Row } from './query/select-rows.js';
 import { buildFieldTree, defaultFieldPaths } from './read/field-tree.js';
-import { mayReadModel, readTree, type Serialized } from './read/read-records.js';
+import { mayReadModel, readTree, readTreeCounted, type Serialized } from './read/read-records.js';
 import { RecordBatch } from './record-batch.js';
 import { displayName } from './display-name.js';
 import { writeRecords } from './write/write-records.js';
@@ -183,8 +183,17 @@ export class QuerySet<T extends Model = Model> {
 
   /** Serialized records along field paths (`['name', 'stage.name', 'tags.name']`), relations prefetched. */
   async read(paths?: readonly unknown[]): Promise<Serialized[]> {
-    const tree = buildFieldTree(this.meta, paths?.length ? paths : defaultFieldPaths(this.meta), this.state.publicOnly);
-    return readTree(tree, this.state);
+    return readTree(this.#fieldTree(paths), this.state);
+  }
+
+  /** `read` and `count` (of every page) together, in one statement when the page is not empty. */
+  async read_counted(paths?: readonly unknown[]): Promise<{ records: Serialized[]; count: number }> {
+    const { records, count } = await readTreeCounted(this.#fieldTree(paths), this.state);
+    return { records, count: count ?? (await this.count()) };
+  }
+
+  #fieldTree(paths?: readonly unknown[]) {
+    return buildFieldTree(this.meta, paths?.length ? paths : defaultFieldPaths(this.meta), this.state.publicOnly);
   }
 
   /** Writes the same values to every matching record; returns how many. */

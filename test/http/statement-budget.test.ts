@@ -104,13 +104,47 @@ describe('statement budget', () => {
     }
   });
 
-  it('counting and footer aggregates add one statement each, not one per record', async () => {
+  it('the count rides in the page\'s statement; footer aggregates add one statement, not one per record', async () => {
+    const query = { fields: FIELDS, filter_str: "Q(name__startswith='Budget task')", limit: 50 };
     const counted = await t.countStatements(async () => {
-      const res = await t.api('POST', '/api/query/ProjectTask', { fields: FIELDS, filter_str: "Q(name__startswith='Budget task')", limit: 50, counter: true, footer_aggregates: ['planned_hours'] });
+      const res = await t.api('POST', '/api/query/ProjectTask', { ...query, counter: true });
+      expect(res.statusCode).toBe(200);
+      expect(res.json().count).toBe(50);
+      expect(res.json().data).toHaveLength(50);
+    });
+    expect(counted.count, counted.statements.join('\n')).toBe(QUERY_STATEMENTS);
+    const withFooter = await t.countStatements(async () => {
+      const res = await t.api('POST', '/api/query/ProjectTask', { ...query, counter: true, footer_aggregates: ['planned_hours'] });
       expect(res.statusCode).toBe(200);
       expect(res.json().count).toBe(50);
     });
-    expect(counted.count, counted.statements.join('\n')).toBe(QUERY_STATEMENTS + 2);
+    expect(withFooter.count, withFooter.statements.join('\n')).toBe(QUERY_STATEMENTS + 1);
+  });
+
+  it('counts every page: a middle page, an empty first page (no match) and a page beyond the end', async () => {
+    const count = async (body: Record<string, unknown>) => {
+      let answer: any;
+      const counted = await t.countStatements(async () => {
+        const res = await t.api('POST', '/api/query/ProjectTask', { fields: ['name'], counter: true, ...body });
+        expect(res.statusCode, res.body).toBe(200);
+        answer = res.json();
+      });
+      return { ...answer, statements: counted.count, statementTexts: counted.statements };
+    };
+    const middle = await count({ filter_str: "Q(name__startswith='Budget task')", limit: 20, page: 2 });
+    expect(middle.count).toBe(50);
+    expect(middle.data).toHaveLength(20);
+    expect(middle.statements).toBe(QUERY_STATEMENTS);
+    const none = await count({ filter_str: "Q(name='no task has this name')", limit: 20 });
+    expect(none).toMatchObject({ count: 0, data: [] });
+    // No count statement; the one more is the request guard's own check, which an empty answer
+    // cannot carry (auth/request-guard.ts), as for any query that matches nothing.
+    expect(none.statements).toBe(QUERY_STATEMENTS + 1);
+    expect(none.statementTexts.some((text: string) => /^SELECT count\(\*\)/.test(text))).toBe(false);
+    // Nothing on the page to carry the count: it is asked for on its own.
+    const beyond = await count({ filter_str: "Q(name__startswith='Budget task')", limit: 20, page: 4 });
+    expect(beyond).toMatchObject({ count: 50, data: [] });
+    expect(beyond.statements).toBe(QUERY_STATEMENTS + 1);
   });
 
   it('a fetch of a task with 5 or 50 subtasks (each with assignee, tags, stage) costs the same', async () => {

@@ -34,6 +34,22 @@ export async function readTree(tree: FieldTree, state: QueryState): Promise<Seri
   return serializeRows(tree, rows, state.publicOnly);
 }
 
+/**
+ * `readTree` plus the number of records matching on every page, in the same statement: the count
+ * is an uncorrelated sub-select (PostgreSQL runs it once) over the same plan without the page,
+ * instead of a statement of its own. `count` is null when the page is empty beyond the first
+ * (the sub-select then had no row to ride on); an empty first page means no match at all.
+ */
+export async function readTreeCounted(tree: FieldTree, state: QueryState): Promise<{ records: Serialized[]; count: number | null }> {
+  // Its own scope (aliases t0…): inside the sub-select they shadow the page's, which it never names.
+  const counted = planSelect(tree.meta, state);
+  const countColumn = sql`(SELECT count(*)::int FROM ${counted.scope.from()} WHERE ${counted.where}) AS "__count"`;
+  const list = levelList(tree, state.publicOnly);
+  const rows = await selectRows(tree.meta, state, (scope) => sql`${list(scope)}, ${countColumn}`);
+  const count = rows.length ? Number(rows[0]!.__count) : state.offset ? null : 0;
+  return { records: await serializeRows(tree, rows, state.publicOnly), count };
+}
+
 /** The subtree read through a relation (a bare relation reads just `id` and `display_name`). */
 function subtreeOf(field: RelationalField, children: FieldTree | null): FieldTree {
   return children ?? { meta: field.target, fields: new Map() };
@@ -113,7 +129,7 @@ function levelValues(tree: FieldTree, scope: QueryScope, alias: string, publicOn
   return values;
 }
 
-function levelList(tree: FieldTree, publicOnly: boolean): SelectList {
+function levelList(tree: FieldTree, publicOnly: boolean): (scope: QueryScope) => SqlFragment {
   return (scope) => sql.join(
     levelValues(tree, scope, scope.alias, publicOnly).map(([name, value]) => sql`${value} AS ${sql.id(name)}`), sql`, `);
 }
