@@ -6,7 +6,7 @@
  */
 import type * as Argon2 from '@node-rs/argon2';
 import { randomBytes } from 'node:crypto';
-import { loadArgon2 } from './passwords.js';
+import { argon2 } from './passwords.js';
 
 export const BACKUP_CODE_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
 const GROUP_LENGTH = 4;
@@ -19,7 +19,7 @@ export async function generateBackupCodes(count = 10): Promise<{ codes: string[]
   while (codes.size < count) codes.add(randomCode());
   const list = [...codes];
   // Argon2 is loaded on first use (see passwords.ts).
-  const { hash } = await loadArgon2();
+  const { hash } = await argon2.load();
   return { codes: list, hashes: await Promise.all(list.map((code) => hash(code))) };
 }
 
@@ -45,7 +45,7 @@ export async function matchBackupCode(input: unknown, hashes: readonly (string |
   const code = normalizeBackupCode(input);
   if (code === null) return null;
   // Outside verifySafely's try: a failed import is an error, not a wrong code.
-  const { verify } = await loadArgon2();
+  const { verify } = await argon2.load();
   let matched: number | null = null;
   for (const [index, stored] of hashes.entries()) {
     if (stored === null) continue;

@@ -8,7 +8,7 @@
  * and so does a deactivated user (checked on every request with the session, see `resolveSession`).
  */
 import { hash, randomBytes } from 'node:crypto';
-import type * as Jose from 'jose';
+import { LazyModule } from '../lazy-module.js';
 import { sql, type Kysely } from 'kysely';
 import { purposeKey } from '../config/secret.js';
 import { AuthenticationError } from '../errors.js';
@@ -53,12 +53,7 @@ export function utcStamp(date: Date): string {
  * loaded, `jose` holds the module, so a request verifying a token awaits nothing for it. A failed
  * import rejects every call with the import's own error (not swallowed into "invalid token").
  */
-let jose: typeof Jose | undefined;
-let joseLoading: Promise<typeof Jose> | undefined;
-
-function loadJose(): Promise<typeof Jose> {
-  return (joseLoading ??= import('jose').then((module) => (jose = module)));
-}
+const jose = new LazyModule(() => import('jose'));
 
 function tokenKey(secret: string): Uint8Array {
   return purposeKey(secret, 'session-token');
@@ -68,7 +63,7 @@ async function issueTokens(uid: number, sessionId: number, config: SessionConfig
   const expires = new Date(Date.now() + config.sessionHours * 3_600_000);
   // Whole seconds: JWT `exp` has no fractions, and the answer must name the instant it holds.
   expires.setUTCMilliseconds(0);
-  const { SignJWT } = jose ?? (await loadJose());
+  const { SignJWT } = jose.loaded ?? (await jose.load());
   const accessToken = await new SignJWT({ db: config.dbName, sid: sessionId })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setSubject(String(uid))
@@ -140,7 +135,7 @@ const REQUIRED_CLAIMS = ['exp', 'iat', 'sub', 'db', 'sid'];
 /** The claims of a valid access token for `dbName`, or null (bad signature, expired or without expiry, other database). */
 export async function verifyAccessToken(token: string, dbName: string, secret: string): Promise<{ uid: number; sessionId: number } | null> {
   // Outside the try: a failed import is an error, not a refused token.
-  const { jwtVerify } = jose ?? (await loadJose());
+  const { jwtVerify } = jose.loaded ?? (await jose.load());
   try {
     const { payload } = await jwtVerify(token, tokenKey(secret), { algorithms: ['HS256'], requiredClaims: REQUIRED_CLAIMS });
     const uid = Number(payload.sub);

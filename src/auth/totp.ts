@@ -7,7 +7,7 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import { HOTP, Secret, TOTP } from 'otpauth';
-import type QRCode from 'qrcode';
+import { LazyModule } from '../lazy-module.js';
 
 const ALGORITHM = 'SHA1';
 const DIGITS = 6;
@@ -34,12 +34,11 @@ export function totpUri(secret: string, account: { issuer: string; label: string
  * `qrcode`, loaded on first use: ~20 ms of the start, for a page seen once per enrolment. A
  * failed import rejects with its own error.
  */
-let qrcodeLoading: Promise<typeof QRCode> | undefined;
+const qrcode = new LazyModule(() => import('qrcode').then((module) => module.default));
 
 /** The URI as an SVG QR code (inline markup, no image file to serve). */
 export async function totpQrSvg(uri: string): Promise<string> {
-  qrcodeLoading ??= import('qrcode').then((module) => module.default);
-  return (await qrcodeLoading).toString(uri, { type: 'svg' });
+  return (await qrcode.load()).toString(uri, { type: 'svg' });
 }
 
 /** The code of the step containing `at` (default now). */

@@ -21,6 +21,7 @@ import { pgliteParsers } from './type-parsers.js';
 import { Kysely } from 'kysely';
 import type { PGliteDialect } from 'kysely-pglite-dialect';
 import { DatabaseBusy, DatabaseNotFound, ValidationError } from '../errors.js';
+import { LazyModule } from '../lazy-module.js';
 import { assertValidDatabaseName, isValidDatabaseName } from './database-name.js';
 import type { DatabaseGoneListener, Engine, StatementListener, TenantDatabase } from './engine.js';
 import { StatementCounter } from './statement-counter.js';
@@ -42,12 +43,8 @@ export interface PgliteEngineOptions {
  * and ~4.5 MiB of the start, which `create-engine.ts` (importing this file) would cost a server
  * on PostgreSQL too. Imported once; a failed import rejects with its own error.
  */
-let pgliteModules: Promise<{ PGlite: typeof PGlite; PGliteDialect: typeof PGliteDialect }> | undefined;
-
-function loadPglite(): Promise<{ PGlite: typeof PGlite; PGliteDialect: typeof PGliteDialect }> {
-  return (pgliteModules ??= Promise.all([import('@electric-sql/pglite'), import('kysely-pglite-dialect')])
-    .then(([{ PGlite }, { PGliteDialect }]) => ({ PGlite, PGliteDialect })));
-}
+const pgliteModules = new LazyModule(() => Promise.all([import('@electric-sql/pglite'), import('kysely-pglite-dialect')])
+  .then(([{ PGlite }, { PGliteDialect }]) => ({ PGlite, PGliteDialect })));
 
 /** An open database: one PGlite instance (and its lock) behind a Kysely instance that counts statements. */
 class PgliteDatabase implements TenantDatabase {
@@ -130,7 +127,7 @@ export class PgliteEngine implements Engine {
   async create(name: string): Promise<void> {
     assertValidDatabaseName(name);
     await this.#build(name, async (staging) => {
-      const { PGlite } = await loadPglite();
+      const { PGlite } = await pgliteModules.load();
       const pglite = await PGlite.create(staging, { parsers: pgliteParsers }); // runs initdb (seconds)
       await pglite.close();
     });
@@ -202,7 +199,7 @@ export class PgliteEngine implements Engine {
     try {
       // Re-check under the lock: another process may have dropped it meanwhile.
       if (!(await this.#exists(name))) throw notFound(name);
-      const { PGlite, PGliteDialect } = await loadPglite();
+      const { PGlite, PGliteDialect } = await pgliteModules.load();
       const pglite = await PGlite.create(this.#dir(name), { parsers: pgliteParsers });
       if (this.#settings) await pglite.exec(this.#settings).catch(async (error: unknown) => {
         await pglite.close();

@@ -48,7 +48,7 @@ function currencyFormat(currency: unknown): CurrencyFormat {
 
 /** Called with an engine, so LiquidJS is loaded (`liquidjs.ts`); this file itself must not load it (`FORMAT_GLOBAL` is read at start). */
 export function registerReportFilters(liquid: Liquid): void {
-  const builtinFilters = liquidJs().filters;
+  const builtinFilters = liquidJs.get().filters;
   liquid.registerFilter('date', function (this: FilterThis, value: unknown, ...args: unknown[]) {
     if (args.length) return (builtinFilters.date as (...a: unknown[]) => unknown).call(this, value, ...args);
     if (isEmpty(value)) return '';

@@ -14,7 +14,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { resolve, sep } from 'node:path';
 import type { Liquid, Template } from 'liquidjs';
 import { UserError } from '../errors.js';
-import { liquidJs, loadLiquidJs } from './liquidjs.js';
+import { liquidJs } from './liquidjs.js';
 import { registerReportFilters } from './report-filters.js';
 import { templateVariables, type Segments } from './template-variables.js';
 
@@ -36,9 +36,9 @@ const parsed = new Map<string, { mtimeMs: number; size: number; template: Parsed
 /** Made on first use, as LiquidJS is loaded then (`liquidjs.ts`). */
 let filenameEngine: Liquid | undefined;
 
-/** Needs LiquidJS loaded (`loadLiquidJs`). */
+/** Needs LiquidJS loaded (`liquidJs.load()`). */
 function newEngine(root: string | null, escape: boolean): Liquid {
-  const { Liquid } = liquidJs();
+  const { Liquid } = liquidJs.get();
   const liquid = new Liquid({
     ...(root ? { root: [root], partials: [root], layouts: [root] } : {}),
     extname: '.html',
@@ -72,7 +72,7 @@ export async function loadTemplate(moduleDir: string, relativePath: string, repo
   }
   const cached = parsed.get(file);
   if (cached && cached.mtimeMs === info.mtimeMs && cached.size === info.size) return cached.template;
-  await loadLiquidJs();
+  await liquidJs.load();
   const liquid = engineOf(root);
   let templates: Template[];
   try {
@@ -90,7 +90,7 @@ export async function loadTemplate(moduleDir: string, relativePath: string, repo
  * since LiquidJS is loaded on first use.
  */
 export async function parseFilename(source: string, reportName: string): Promise<ParsedTemplate> {
-  await loadLiquidJs();
+  await liquidJs.load();
   filenameEngine ??= newEngine(null, false);
   try {
     const templates = filenameEngine.parse(source);

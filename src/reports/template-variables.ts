@@ -25,7 +25,7 @@ const MAX_ALIAS_DEPTH = 8;
 
 /**
  * Every variable path of `templates` rooted at one of `roots`, aliases resolved, without
- * duplicates. `liquid` is an engine made from the module `loadLiquidJs` loaded (`liquidjs.ts`).
+ * duplicates. `liquid` is an engine made from the module `liquidJs.load()` loaded (`liquidjs.ts`).
  */
 export function templateVariables(liquid: Liquid, templates: readonly Template[], roots: readonly string[]): Segments[] {
   const aliases = new Map<string, Segments[]>();
@@ -52,7 +52,7 @@ export function templateVariables(liquid: Liquid, templates: readonly Template[]
 
 /** Every node of the templates, partials (`render`, `include`) included. */
 function* walk(templates: readonly Template[], depth = 0): Generator<Template> {
-  const { toValueSync } = liquidJs();
+  const { toValueSync } = liquidJs.get();
   for (const node of templates) {
     yield node;
     const parent = node as Template & { children?: (partials: boolean, sync: boolean) => Generator<unknown, Template[]> };
@@ -64,7 +64,7 @@ function* walk(templates: readonly Template[], depth = 0): Generator<Template> {
 /** The names a node binds, each with the path of what it binds them to. */
 function aliasesOf(liquid: Liquid, node: Template): [string, Segments][] {
   // Loaded, since `liquid` exists (`liquidjs.ts`).
-  const { AssignTag, ForTag, IncludeTag, RenderTag, TablerowTag } = liquidJs();
+  const { AssignTag, ForTag, IncludeTag, RenderTag, TablerowTag } = liquidJs.get();
   if (node instanceof ForTag || node instanceof TablerowTag) {
     // `for line in record.order_lines`: the collection is the tag's first argument.
     const source = firstVariable(liquid, node);
