@@ -26,6 +26,10 @@
  * connection prepares nothing more until released and is cleaned when next acquired, so the next
  * attempt succeeds.
  *
+ * Kysely's plain `begin` is held back and sent in the same write as the transaction's first
+ * statement (begin-with-statement.ts): one round trip less per unit of work, and a unit of work
+ * that runs no statement sends neither BEGIN nor COMMIT.
+ *
  * Relies on two pg internals, both guarded: `client.connection.parsedStatements` (pg's record of the
  * names parsed on the connection) and `client.getTransactionStatus()`. A client without them is
  * used as is, unnamed. Internal DEALLOCATEs run below Kysely, so statement counts are unchanged.
@@ -33,6 +37,7 @@
 import { createHash } from 'node:crypto';
 import type { PostgresCursor, PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely';
 import type pg from 'pg';
+import { queryAfterBegin } from './begin-with-statement.js';
 
 export interface PreparedStatementOptions {
   /** Named statements kept per connection; beyond it the least recently used is deallocated (default 256). */
@@ -55,6 +60,10 @@ const DML = /^\s*(?:select|insert|update|delete|with)\b/i;
 const DDL = /^\s*(?:create|alter|drop|do|import)\b/i;
 /** Statements that deallocate prepared statements behind pg's back. */
 const DEALLOCATING = /^\s*(?:deallocate|discard)\b/i;
+/** Kysely's plain BEGIN (`start transaction …` with a level or mode is sent as is). */
+const BEGIN = /^\s*begin\s*;?\s*$/i;
+/** The end of a transaction whose BEGIN was never sent: nothing to send either. */
+const END = /^\s*(?:commit|rollback|end|abort)\s*;?\s*$/i;
 
 /** Whether a text is eligible as a named statement at all (repetition decides the rest). */
 export function isPreparable(text: string, parameterCount: number): boolean {
@@ -155,6 +164,11 @@ class PreparingClient implements PostgresPoolClient {
   #epoch: number;
   /** Serialises this wrapper's calls on the client. */
   #tail: Promise<unknown> = Promise.resolve();
+  /**
+   * A BEGIN held back: it leaves with the transaction's first statement (begin-with-statement.ts),
+   * and a transaction that ran no statement sends neither BEGIN nor COMMIT.
+   */
+  #beginHeld = false;
 
   constructor(
     readonly client: pg.PoolClient,
@@ -179,8 +193,15 @@ class PreparingClient implements PostgresPoolClient {
   query<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>>;
   query<R>(cursor: PostgresCursor<R>): PostgresCursor<R>;
   query(sqlOrCursor: unknown, parameters?: ReadonlyArray<unknown>): unknown {
-    // A cursor (Kysely's streaming) goes straight to pg, unnamed.
-    if (typeof sqlOrCursor !== 'string') return this.client.query(sqlOrCursor as pg.Submittable);
+    // A cursor (Kysely's streaming) goes straight to pg, unnamed; a held BEGIN is queued before it
+    // (pg sends queued queries in order; were BEGIN to fail, the cursor's query fails with it).
+    if (typeof sqlOrCursor !== 'string') {
+      if (this.#beginHeld) {
+        this.#beginHeld = false;
+        this.client.query('BEGIN').catch(() => {});
+      }
+      return this.client.query(sqlOrCursor as pg.Submittable);
+    }
     const run = () => this.#execute(sqlOrCursor, parameters ? [...parameters] : []);
     const result = this.#tail.then(run);
     this.#tail = result.catch(() => {});
@@ -188,6 +209,7 @@ class PreparingClient implements PostgresPoolClient {
   }
 
   release(destroy?: Error | boolean): void {
+    this.#beginHeld = false;
     if (this.#ranDdl) {
       this.owner.schemaEpoch++; // committed (or rolled back) by now: plans made meanwhile may be stale
       this.#ranDdl = false;
@@ -210,6 +232,16 @@ class PreparingClient implements PostgresPoolClient {
 
   async #execute(text: string, values: unknown[]): Promise<QueryResult> {
     if (!this.#parsed) return this.client.query(text, values);
+    if (values.length === 0) {
+      if (BEGIN.test(text) && !this.#beginHeld && this.client.getTransactionStatus() === 'I') {
+        this.#beginHeld = true;
+        return notSent('BEGIN');
+      }
+      if (this.#beginHeld && END.test(text)) {
+        this.#beginHeld = false;
+        return notSent(text.trim().replace(/;$/, '').toUpperCase());
+      }
+    }
     const preparedName = this.owner.nameOf(text, values.length);
     if (preparedName === null) {
       if (DDL.test(text)) {
@@ -220,14 +252,18 @@ class PreparingClient implements PostgresPoolClient {
         this.#forgetAll();
         this.#suspended = true;
       }
-      return this.client.query(text, values);
+      return this.#send(text, values);
     }
     const chosen = this.#nameFor(text, preparedName);
     const name = typeof chosen === 'object' ? await chosen : chosen;
-    if (!name) return this.client.query(text, values);
+    if (!name) return this.#send(text, values);
     const wasPrepared = this.#prepared.has(name);
+    // Decided before sending: pg fails the query on PostgreSQL's ErrorResponse, and the status it
+    // reports is the last ReadyForQuery's, which may not have been read yet. With a held BEGIN that
+    // would still say idle ('I') although the statement failed inside the transaction.
+    const inTransaction = this.#beginHeld || this.client.getTransactionStatus() !== 'I';
     try {
-      const result = await this.client.query({ name, text, values });
+      const result = await this.#send(text, values, name);
       this.#prepared.add(name);
       return result;
     } catch (error) {
@@ -240,7 +276,7 @@ class PreparingClient implements PostgresPoolClient {
       // Whatever made this plan stale (DDL elsewhere) may have hit the other connections too.
       if (code === STALE_PLAN) this.owner.schemaEpoch++;
       this.#forgetAll(); // and the server may hold names pg no longer knows: DEALLOCATE ALL below or on acquire
-      if (this.client.getTransactionStatus() !== 'I') {
+      if (inTransaction) {
         // The error aborted the transaction; clean up when the connection is next acquired.
         this.#suspended = true;
         throw error;
@@ -251,6 +287,21 @@ class PreparingClient implements PostgresPoolClient {
       this.#epoch = this.owner.schemaEpoch;
       return this.client.query(text, values);
     }
+  }
+
+  /**
+   * Sends a statement, with the held BEGIN in front of it when there is one: in the same write when
+   * pg uses the extended protocol for it anyway and needs no Parse of a named statement (pg's
+   * record of parsed names is `#parsed`; see begin-with-statement.ts), else on its own first.
+   */
+  #send(text: string, values: unknown[], name?: string): Promise<QueryResult> {
+    if (this.#beginHeld) {
+      this.#beginHeld = false;
+      const combines = name ? this.#parsed![name] !== undefined : values.length > 0;
+      if (combines) return queryAfterBegin(this.client, text, values, name);
+      return this.client.query('BEGIN').then(() => this.#send(text, values, name));
+    }
+    return name ? this.client.query({ name, text, values }) : this.client.query(text, values);
   }
 
   /**
@@ -301,6 +352,11 @@ class PreparingClient implements PostgresPoolClient {
     this.#prepared.clear();
     this.#stale = true;
   }
+}
+
+/** The answer to a transaction command that was not sent (a held BEGIN, or the end of an empty transaction). */
+function notSent(command: string): QueryResult {
+  return { command, rowCount: null, oid: 0, rows: [], fields: [] };
 }
 
 function quoteIdent(name: string): string {
