@@ -44,8 +44,24 @@ export class QueryScope {
     /** Refuse `internal` fields (hashes) — set for every query that comes from the API. */
     readonly publicOnly: boolean,
     private readonly counter: { next: number } = { next: 0 },
+    /** The root's name in the statement; a new alias when absent. */
+    alias?: string,
   ) {
-    this.alias = this.newAlias();
+    this.alias = alias ?? this.newAlias();
+  }
+
+  /**
+   * A scope whose one row is the row a write statement is writing, under the table's own name (an
+   * INSERT's RETURNING sees it so). A condition compiled in it that used no alias (`aliasesUsed`)
+   * reads nothing but that row's columns and parameters.
+   */
+  static ofWrittenRow(meta: ModelMeta, variables: QueryVariables): QueryScope {
+    return new QueryScope(meta, variables, false, { next: 0 }, meta.table);
+  }
+
+  /** Aliases taken so far by this scope and the subqueries sharing its counter. */
+  get aliasesUsed(): number {
+    return this.counter.next;
   }
 
   newAlias(): string {

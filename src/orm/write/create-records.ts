@@ -23,7 +23,7 @@ import { columnValue, currencyOf } from './monetary-rounding.js';
 import { activeAccess, assertCompanyValues, assertRight, companyValuedFields } from '../../access/record-access.js';
 import { assertCompanyConsistency } from '../../access/company-consistency.js';
 import { linkCheck } from '../../access/reference-checks.js';
-import { assertRecordsAllowed } from '../../access/record-checks.js';
+import { assertRecordsAllowed, createCheck } from '../../access/record-checks.js';
 import { prepareFileCreate } from './file-values.js';
 
 export interface CreateOptions {
@@ -104,6 +104,8 @@ async function create(
 
   // Links to records the caller may not read are refused by the INSERT's own RETURNING (no statement of its own).
   const links = linkCheck(meta, given, { except: options.parentLink, uploaded: files?.uploaded });
+  // The create rules too, when they read only the new row (else a SELECT after the INSERT).
+  const rules = createCheck(meta, access);
 
   // The new records' own computed fields, where they need nothing the INSERT creates.
   const setterRuns = sortedList.some((s) => s.setters.length);
@@ -124,12 +126,13 @@ async function create(
   const rowsSql = insertedRows(meta, columns, sortedList);
   const inserted = await runGuarded<Row>((guard) => sql`INSERT INTO ${sql.table(meta.table)}
     (${sql.join(columns.map((f) => sql.id(f.column!)))}) ${rowsSql}
-    RETURNING ${returning}${guard ? sql`, ${guard}` : sql``}${links?.returning ?? sql``}`);
+    RETURNING ${returning}${guard ? sql`, ${guard}` : sql``}${links?.returning ?? sql``}${rules?.returning ?? sql``}`);
   // Rows come back in the order of VALUES (or of unnest): row i is record i.
   if (links) inserted.forEach((row, i) => atItem(items?.[i], () => links.verify([row], [given[i]!])));
   const ids = inserted.map((r) => r.id as number);
   onInserted(ids);
-  await assertRecordsAllowed(meta, 'create', ids);
+  if (rules) rules.verify(inserted);
+  else if (rules === undefined) await assertRecordsAllowed(meta, 'create', ids);
   if (files) await files.finish(ids);
 
   await linkManyToMany(meta, ids, sortedList.map((s) => s.manyToMany), 'create', items);
