@@ -9,7 +9,7 @@
  */
 import { sql, type SqlFragment } from '../../db/sql-fragment.js';
 import { currentEnv, type Env } from '../env.js';
-import { runSql } from '../execute-sql.js';
+import { runGuarded, runSql } from '../execute-sql.js';
 import type { Field } from '../fields/field.js';
 import type { ManyToManyField } from '../fields/relational-fields.js';
 import { AUDIT_FIELDS } from '../generic-fields.js';
@@ -71,7 +71,9 @@ export async function trackChanges(
 /** The written columns' current values, by record id, under the same aliases as the RETURNING. */
 async function columnsBefore(meta: ModelMeta, ids: readonly number[], columns: readonly Field[]): Promise<Map<number, Record<string, unknown>>> {
   if (!columns.length) return new Map();
-  const rows = await runSql<Record<string, unknown>>(sql`SELECT ${sql.id('id')}, ${sql.join(columns.map((f, i) => sql`${sql.id(f.column!)} AS ${sql.id(NEW(i))}`))}
+  // The first statement of most updates: it carries the request guard, which would otherwise be
+  // a statement of its own (`runGuarded`; with no row the UPDATE's RETURNING carries it instead).
+  const rows = await runGuarded<Record<string, unknown>>((guard) => sql`SELECT ${sql.id('id')}, ${sql.join(columns.map((f, i) => sql`${sql.id(f.column!)} AS ${sql.id(NEW(i))}`))}${guard ? sql`, ${guard}` : sql``}
     FROM ${sql.table(meta.table)} WHERE id = ANY(${[...ids]})`);
   return new Map(rows.map((r) => [r.id as number, r]));
 }
