@@ -13,10 +13,13 @@
  * after the idle reading; target ≤ 180 MiB), with the bare server's beside it.
  *
  * Environment: as run.ts (BENCH_DURATION, BENCH_ROUNDS, BENCH_WARMUP, BENCH_CONNECTIONS,
- * BENCH_PROFILE=1, BENCH_SQL=1, BENCH_KEEP=1, BENCH_DATABASE_URL), plus BENCH_CASES (shapes, e.g.
- * `list,count`, or run.ts's letters a–d for the same four) and BENCH_KEYS (`admin,clerk`).
+ * BENCH_PROFILE=1, BENCH_SQL=1, BENCH_KEEP=1, BENCH_DATABASE_URL, BENCH_FF_NODE_ARGS), plus
+ * BENCH_PROFILE_DIR (keep the raw profiles), BENCH_CASES (shapes, e.g. `list,count`, or run.ts's
+ * letters a–d for the same four) and BENCH_KEYS (`admin,clerk`).
  */
+import { writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AutocannonRequest } from 'autocannon';
 import pg from 'pg';
@@ -317,6 +320,12 @@ async function main(): Promise<void> {
         if (m.ff.profiles.length) {
           log(`  FieldForge CPU profile of ${shape.key}/${name}, ${m.ff.served} requests:`);
           log(formatSummary(summarizeProfiles(m.ff.profiles, 25), m.ff.served));
+          // BENCH_PROFILE_DIR: the raw profiles too, for Chrome DevTools or a flame graph.
+          const dir = process.env.BENCH_PROFILE_DIR;
+          if (dir) {
+            m.ff.profiles.forEach((p, i) => writeFileSync(join(dir, `${shape.key}-${name}-${i}.cpuprofile`), JSON.stringify(p)));
+            log(`  raw profiles in ${dir}/${shape.key}-${name}-*.cpuprofile`);
+          }
         }
       }
     }

@@ -42,7 +42,8 @@ export async function measureServeMemory(options: {
   const { isFresh } = (await import(pathToFileURL(join(ROOT, 'bin', 'build-stamp.js')).href)) as { isFresh(root: string): boolean };
   const compiled = isFresh(ROOT);
   const port = await freePort();
-  const child = spawn(process.execPath, ['bin/fieldforge.js', 'serve', '--port', String(port), '--host', '127.0.0.1'], {
+  // Run as `npx fieldforge` and the npm bin link run it: the file itself, with its shebang's node flags.
+  const child = spawn(join(ROOT, 'bin', 'fieldforge.js'), ['serve', '--port', String(port), '--host', '127.0.0.1'], {
     cwd: ROOT, env: { ...process.env, NODE_ENV: 'production', ...options.env }, stdio: ['ignore', 'ignore', 'pipe'],
   });
   child.stderr!.on('data', (d: Buffer) => process.stderr.write(`[serve] ${d}`));

@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -14,11 +15,29 @@ export interface ServerProcess {
   port: number;
 }
 
-/** Starts `script` (a path from the repository root) and waits for its ready line. */
+/**
+ * How `fieldforge` runs node: the variables and flags of its shebang (`#!/usr/bin/env -S
+ * MALLOC_ARENA_MAX=2 node --max-semi-space-size=4`), which `npm start` repeats. The benches'
+ * FieldForge server gets them too, so it is measured as people run it; BENCH_FF_NODE_ARGS replaces
+ * the flags (`BENCH_FF_NODE_ARGS=' '` for none).
+ */
+export function fieldforgeLaunch(): { flags: string[]; env: Record<string, string> } {
+  const shebang = readFileSync(join(ROOT, 'bin', 'fieldforge.js'), 'utf8').split('\n', 1)[0]!.split(/\s+/);
+  const env = Object.fromEntries(shebang.filter((word) => /^[A-Z_]+=/.test(word)).map((word) => word.split('=', 2) as [string, string]));
+  const override = process.env.BENCH_FF_NODE_ARGS;
+  const flags = override !== undefined ? override.split(/\s+/).filter(Boolean) : shebang.filter((word) => word.startsWith('--'));
+  return { flags, env };
+}
+
+/**
+ * Starts `script` (a path from the repository root) and waits for its ready line. FieldForge's
+ * bench server runs as `fieldforgeLaunch()` says, its flags before `nodeArgs`.
+ */
 export async function startServerProcess(script: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<ServerProcess> {
   const label = script.replace(/^bench\/|\.ts$/g, '');
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script], {
-    cwd: ROOT, env: { ...process.env, PORT: '0', NODE_ENV: 'production', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+  const launch = script === 'bench/fieldforge-server.ts' ? fieldforgeLaunch() : { flags: [], env: {} };
+  const child = spawn(process.execPath, [...launch.flags, ...nodeArgs, '--import', 'tsx', script], {
+    cwd: ROOT, env: { ...process.env, ...launch.env, PORT: '0', NODE_ENV: 'production', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stderr!.on('data', (d: Buffer) => process.stderr.write(`[${label}] ${d}`));
   const port = await new Promise<number>((resolve, reject) => {

@@ -1,7 +1,11 @@
-#!/usr/bin/env node
-// The `fieldforge` command. Runs the compiled CLI (dist/, built by `npm install`'s prepare, see
-// build.js) when it was built from the sources as they are; otherwise — not built, or a source
-// changed since — the TypeScript sources through tsx, so an edited file is never run stale.
+#!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --max-semi-space-size=4
+// The `fieldforge` command. The shebang (repeated by `npm start`) keeps V8's young generation at
+// 2 × 4 MiB instead of up to 2 × 16, and glibc to 2 malloc arenas instead of one per thread: a
+// server's peak memory under load ~40–50 MiB lower, at no CPU cost the ceiling bench can measure
+// (docs/decisions.md, issue 15).
+// Runs the compiled CLI (dist/, built by `npm install`'s prepare, see build.js) when it was built
+// from the sources as they are; otherwise — not built, or a source changed since — the TypeScript
+// sources through tsx, so an edited file is never run stale.
 import { fileURLToPath } from 'node:url';
 import { isFresh } from './build-stamp.js';
 

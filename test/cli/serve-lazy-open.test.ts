@@ -9,7 +9,7 @@
  * primary nor the workers of `serve --workers 2` open one at start either.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,6 +48,26 @@ async function release(t: TestDatabase): Promise<void> {
 
 const count = (text: string) => output.split(text).length - 1;
 
+/** The node flag `fieldforge` and `npm start` run with (bin/fieldforge.js, docs/decisions.md). */
+const YOUNG_GENERATION_FLAG = '--max-semi-space-size=4';
+
+/** A process's command line, from /proc. */
+async function commandLine(pid: number): Promise<string[]> {
+  return (await readFile(`/proc/${pid}/cmdline`, 'utf8')).split('\0').filter(Boolean);
+}
+
+/** The processes whose parent is `pid`, from /proc. */
+async function childrenOf(pid: number): Promise<number[]> {
+  const found: number[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    if (ppid === pid) found.push(Number(entry));
+  }
+  return found;
+}
+
 beforeAll(async () => {
   [marked, untouched] = await Promise.all([testDatabase('full'), testDatabase('core')]);
   // Sales marked for install in Settings > Modules; both left with the flag of a dead installer.
@@ -60,7 +80,8 @@ beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'ff-lazy-open-'));
   port = await freePort();
   const { FF_DEV: _dev, FF_ADDONS_PATH: _addons, ...inherited } = process.env;
-  child = spawn(process.execPath, ['bin/fieldforge.js', 'serve', '--port', String(port), '--host', '127.0.0.1'], {
+  // Run as `npx fieldforge` and npm's bin link run it: the file itself, through its shebang.
+  child = spawn(join(ROOT, 'bin', 'fieldforge.js'), ['serve', '--port', String(port), '--host', '127.0.0.1'], {
     cwd: ROOT,
     env: { ...inherited, DATABASE_URL: TEST_DATABASE_URL, FF_DATA_DIR: dataDir, FF_LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -81,6 +102,18 @@ afterAll(async () => {
 });
 
 describe('serve with many databases in the cluster', () => {
+  it('runs, as `npx fieldforge` and `npm start` do, with the young generation and the malloc arenas bounded', async () => {
+    // The shebang runs node with the flag: the serving process's own command line carries it.
+    const line = await commandLine(child!.pid!);
+    expect(line[0]).toMatch(/node$/);
+    expect(line).toContain(YOUNG_GENERATION_FLAG);
+    // And glibc's malloc arenas bounded, from the same shebang.
+    const environment = (await readFile(`/proc/${child!.pid!}/environ`, 'utf8')).split('\0');
+    expect(environment).toContain('MALLOC_ARENA_MAX=2');
+    const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
+    expect(pkg.scripts.start).toBe(`MALLOC_ARENA_MAX=2 node ${YOUNG_GENERATION_FLAG} bin/fieldforge.js serve`);
+  });
+
   it('opens none of them at start and leaves their flags and marks alone', async () => {
     expect(await sessionsOn(marked.name)).toBe(0);
     expect(await sessionsOn(untouched.name)).toBe(0);
@@ -114,7 +147,7 @@ describe('serve with many databases in the cluster', () => {
     const workersPort = await freePort();
     let out = '';
     const { FF_DEV: _dev, FF_ADDONS_PATH: _addons, ...inherited } = process.env;
-    const workers = spawn(process.execPath, ['bin/fieldforge.js', 'serve', '--workers', '2', '--port', String(workersPort), '--host', '127.0.0.1'], {
+    const workers = spawn(join(ROOT, 'bin', 'fieldforge.js'), ['serve', '--workers', '2', '--port', String(workersPort), '--host', '127.0.0.1'], {
       cwd: ROOT,
       detached: true, // its own process group: the primary and both workers are stopped together
       env: { ...inherited, DATABASE_URL: TEST_DATABASE_URL, REDIS_URL: redis.url, FF_REDIS_PREFIX: 'fflazy:', FF_DATA_DIR: dataDir, FF_LOG_LEVEL: 'warn' },
@@ -130,6 +163,12 @@ describe('serve with many databases in the cluster', () => {
       }
       expect(await sessionsOn(untouched.name)).toBe(0);
       expect(out).not.toContain(untouched.name);
+      // The workers run with the primary's node flags (the shebang's young-generation bound).
+      // Node children only: run from its sources, the primary also has tsx's esbuild service.
+      const forked: number[] = [];
+      for (const pid of await childrenOf(workers.pid!)) if ((await commandLine(pid))[0]?.endsWith('node')) forked.push(pid);
+      expect(forked).toHaveLength(2);
+      for (const pid of forked) expect(await commandLine(pid)).toContain(YOUNG_GENERATION_FLAG);
     } finally {
       const exited = new Promise((resolve) => workers.once('exit', resolve));
       process.kill(-workers.pid!, 'SIGKILL');
