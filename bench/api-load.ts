@@ -69,6 +69,16 @@ export async function startServer(key: ServerKey, env: Record<string, string>, b
   return { key, label: key === 'fieldforge' ? 'FieldForge' : 'bare http+pg', child, port, appName: key === 'fieldforge' ? 'fieldforge' : 'ffbench-bare' };
 }
 
+/**
+ * FieldForge as built in another checkout (`root`), in the baseline's place: an A/B of two versions
+ * in one run. Its PostgreSQL backends share the application name of the other FieldForge server's,
+ * whose idle backends then count in its rounds (next to nothing).
+ */
+export async function startBaselineFieldforge(root: string, env: Record<string, string>): Promise<Server> {
+  const { child, port } = await startServerProcess('bench/fieldforge-server.ts', env, [], root);
+  return { key: 'bare', label: 'FF baseline', child, port, appName: 'fieldforge' };
+}
+
 export async function call(server: { port: number }, method: string, path: string, headers: Record<string, string> = {}, body?: unknown): Promise<{ status: number; json: any }> {
   const res = await fetch(`http://127.0.0.1:${server.port}${path}`, {
     method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }),

@@ -15,7 +15,9 @@
  * Environment: as run.ts (BENCH_DURATION, BENCH_ROUNDS, BENCH_WARMUP, BENCH_CONNECTIONS,
  * BENCH_PROFILE=1, BENCH_SQL=1, BENCH_KEEP=1, BENCH_DATABASE_URL, BENCH_FF_NODE_ARGS), plus
  * BENCH_PROFILE_DIR (keep the raw profiles), BENCH_CASES (shapes, e.g. `list,count`, or run.ts's
- * letters a–d for the same four) and BENCH_KEYS (`admin,clerk`).
+ * letters a–d for the same four) and BENCH_KEYS (`admin,clerk`). BENCH_BASELINE_ROOT=<another
+ * checkout>: FieldForge as built there takes the bare server's place, an A/B of two versions in
+ * one run (the ratios are then new ÷ old).
  */
 import { writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
@@ -26,7 +28,7 @@ import pg from 'pg';
 import { hashApiKey } from '../src/auth/api-keys.js';
 import {
   CONNECTIONS, DURATION, ROUNDS, WARMUP, call, benchRun, callBoth, figuresOf, log, logStatements, measureCase, pad,
-  startServer, table, type Measured,
+  startBaselineFieldforge, startServer, table, type Measured,
 } from './api-load.js';
 import { BENCH_BASE_URL, databaseUrl } from './bench-database.js';
 import { formatSummary, summarizeProfiles } from './profile.js';
@@ -210,7 +212,8 @@ function printResults(runs: Measurement[], memory: Memory, dbName: string, elaps
   out.push('');
   const rows: string[][] = [];
   for (const { shape, keyName, ff, bare } of runs) {
-    for (const [label, m] of [['FieldForge', ff], ['bare http+pg', bare]] as const) {
+    const baselineLabel = process.env.BENCH_BASELINE_ROOT ? 'FF baseline' : 'bare http+pg';
+    for (const [label, m] of [['FieldForge', ff], [baselineLabel, bare]] as const) {
       const f = figuresOf(m);
       rows.push([
         shape.key, keyName, label, f.rate.toFixed(0), f.p50.toFixed(1), f.p99.toFixed(1), f.nodeUs.toFixed(0),
@@ -274,7 +277,10 @@ async function main(): Promise<void> {
     const ff = await startServer('fieldforge', { DATABASE_URL: BENCH_BASE_URL, BENCH_DB: dbName, FF_DB_POOL_MAX: '10', FF_ADDONS_PATH: MODULES_DIR });
     run.servers.push(ff);
     const bareKeys = keys.map((k, i) => ({ hash: hashApiKey(k.key), uid: k.userId, companies: k.companies, restricted: i === 1 }));
-    const bare = await startServer('bare', { BENCH_DB_URL: databaseUrl(dbName), BENCH_KEYS: JSON.stringify(bareKeys) }, 'bench/bare-orders-server.ts');
+    const baselineRoot = process.env.BENCH_BASELINE_ROOT;
+    const bare = baselineRoot
+      ? await startBaselineFieldforge(baselineRoot, { DATABASE_URL: BENCH_BASE_URL, BENCH_DB: dbName, FF_DB_POOL_MAX: '10', FF_ADDONS_PATH: MODULES_DIR })
+      : await startServer('bare', { BENCH_DB_URL: databaseUrl(dbName), BENCH_KEYS: JSON.stringify(bareKeys) }, 'bench/bare-orders-server.ts');
     run.servers.push(bare);
 
     const headersOf = (i: number) => ({ authorization: `Bearer ${keys[i]!.key}`, 'x-db-name': dbName, 'content-type': 'application/json' });

@@ -30,14 +30,15 @@ export function fieldforgeLaunch(): { flags: string[]; env: Record<string, strin
 }
 
 /**
- * Starts `script` (a path from the repository root) and waits for its ready line. FieldForge's
- * bench server runs as `fieldforgeLaunch()` says, its flags before `nodeArgs`.
+ * Starts `script` (a path from the repository root, or from `root`: another checkout) and waits
+ * for its ready line. FieldForge's bench server runs as `fieldforgeLaunch()` says, its flags before
+ * `nodeArgs`.
  */
-export async function startServerProcess(script: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<ServerProcess> {
+export async function startServerProcess(script: string, env: Record<string, string>, nodeArgs: string[] = [], root = ROOT): Promise<ServerProcess> {
   const label = script.replace(/^bench\/|\.ts$/g, '');
   const launch = script === 'bench/fieldforge-server.ts' ? fieldforgeLaunch() : { flags: [], env: {} };
   const child = spawn(process.execPath, [...launch.flags, ...nodeArgs, '--import', 'tsx', script], {
-    cwd: ROOT, env: { ...process.env, ...launch.env, PORT: '0', NODE_ENV: 'production', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: root, env: { ...process.env, ...launch.env, PORT: '0', NODE_ENV: 'production', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stderr!.on('data', (d: Buffer) => process.stderr.write(`[${label}] ${d}`));
   const port = await new Promise<number>((resolve, reject) => {

@@ -15,8 +15,13 @@ export type DatabaseGoneListener = (name: string) => void;
 /** An open FieldForge database: a bounded connection pool behind a Kysely instance. */
 export interface TenantDatabase {
   readonly name: string;
-  /** Executes through the pool; use `.transaction()` for a unit of work. */
+  /** Executes through the pool; use `transaction` for a unit of work. */
   readonly kysely: Kysely<any>;
+  /**
+   * Runs `fn` in one transaction: committed when it resolves, rolled back when it throws (Kysely's
+   * `transaction().execute`; on PostgreSQL without Kysely's executor, `direct-statements.ts`).
+   */
+  transaction<T>(fn: (trx: Kysely<any>) => Promise<T>): Promise<T>;
   /** Number of SQL statements executed through this handle since it was opened. */
   readonly statementCount: number;
   /** Subscribes to executed statements; returns the unsubscribe function. */

@@ -60,6 +60,10 @@ class PgliteDatabase implements TenantDatabase {
     this.kysely = new Kysely<any>({ dialect: new Dialect(pglite), log: this.#counter.logger });
   }
 
+  transaction<T>(fn: (trx: Kysely<any>) => Promise<T>): Promise<T> {
+    return this.kysely.transaction().execute(fn);
+  }
+
   get statementCount(): number {
     return this.#counter.count;
   }

@@ -20,6 +20,7 @@ import { DatabaseBusy, DatabaseNotFound, ValidationError } from '../errors.js';
 import { connectionFailure, sqlState } from './database-errors.js';
 import { assertValidDatabaseName } from './database-name.js';
 import type { DatabaseGoneListener, Engine, StatementListener, TenantDatabase } from './engine.js';
+import { DirectStatements } from './direct-statements.js';
 import { StatementCounter } from './statement-counter.js';
 import { PreparingPool, type PreparedStatementOptions } from './prepared-statements.js';
 import { TranslatingPool } from './translating-pool.js';
@@ -67,6 +68,8 @@ const OBJECT_IN_USE = '55006';
 class PooledDatabase implements TenantDatabase {
   readonly kysely: Kysely<any>;
   readonly #counter = new StatementCounter();
+  /** The ORM's statements, straight to the pool's connections (`direct-statements.ts`). */
+  readonly #direct: DirectStatements;
 
   constructor(
     readonly name: string,
@@ -76,8 +79,14 @@ class PooledDatabase implements TenantDatabase {
     onMissing: () => void,
   ) {
     const statements = prepared ? new PreparingPool(pool, prepared) : pool;
-    const dialect = new PostgresDialect({ pool: new TranslatingPool(statements, name, onMissing) });
+    const translating = new TranslatingPool(statements, name, onMissing);
+    const dialect = new PostgresDialect({ pool: translating });
     this.kysely = new Kysely<any>({ dialect, log: this.#counter.logger });
+    this.#direct = new DirectStatements(translating, this.#counter, this.kysely, dialect);
+  }
+
+  transaction<T>(fn: (trx: Kysely<any>) => Promise<T>): Promise<T> {
+    return this.#direct.transaction(fn);
   }
 
   get statementCount(): number {

@@ -36,7 +36,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { PostgresCursor, PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely';
-import type pg from 'pg';
+import pg from 'pg';
 import { queryAfterBegin } from './begin-with-statement.js';
 
 export interface PreparedStatementOptions {
@@ -109,6 +109,7 @@ export class PreparingPool implements PostgresPool {
       wrapper = new PreparingClient(client, this);
       this.#clients.set(client, wrapper);
     }
+    if (!wrapper.needsCleanup()) return wrapper.acquiredClean(); // the common case, without an await
     try {
       await wrapper.acquired();
     } catch (error) {
@@ -162,8 +163,10 @@ class PreparingClient implements PostgresPoolClient {
   /** It ran DDL during this checkout: bump the pool's epoch again on release (the DDL is committed by then). */
   #ranDdl = false;
   #epoch: number;
-  /** Serialises this wrapper's calls on the client. */
+  /** Serialises this wrapper's calls on the client: the last call in flight (settled, never rejects). */
   #tail: Promise<unknown> = Promise.resolve();
+  /** Calls in flight: a call made while none is runs at once, without waiting on `#tail`. */
+  #inFlight = 0;
   /**
    * A BEGIN held back: it leaves with the transaction's first statement (begin-with-statement.ts),
    * and a transaction that ran no statement sends neither BEGIN nor COMMIT.
@@ -202,8 +205,11 @@ class PreparingClient implements PostgresPoolClient {
       }
       return this.client.query(sqlOrCursor as pg.Submittable);
     }
-    const run = () => this.#execute(sqlOrCursor, parameters ? [...parameters] : []);
-    const result = this.#tail.then(run);
+    const values = parameters ? [...parameters] : [];
+    // Sequential use (the common case) costs no chaining; a call made while another is in flight
+    // waits for it (`#inFlight` drops in `#execute`'s finally, so `#tail` is then settled).
+    if (this.#inFlight++ === 0) return this.#execute(sqlOrCursor, values);
+    const result = this.#tail.then(() => this.#execute(sqlOrCursor, values));
     this.#tail = result.catch(() => {});
     return result;
   }
@@ -217,10 +223,23 @@ class PreparingClient implements PostgresPoolClient {
     this.client.release(destroy);
   }
 
+  /** Whether `acquired` has statements to drop before this checkout. */
+  needsCleanup(): boolean {
+    return this.#parsed !== undefined && (this.#stale || (this.#epoch !== this.owner.schemaEpoch && this.#prepared.size > 0));
+  }
+
+  /** `acquired` when `needsCleanup` said no: only the checkout's state is reset. */
+  acquiredClean(): this {
+    this.#epoch = this.owner.schemaEpoch;
+    this.#suspended = false;
+    this.#ranDdl = false;
+    return this;
+  }
+
   /** Brings the connection in line with the pool before a checkout: stale plans are dropped. */
   async acquired(): Promise<void> {
     if (!this.#parsed) return;
-    if (this.#stale || (this.#epoch !== this.owner.schemaEpoch && this.#prepared.size > 0)) {
+    if (this.needsCleanup()) {
       this.#forgetAll();
       await this.client.query('DEALLOCATE ALL');
       this.#stale = false;
@@ -231,7 +250,15 @@ class PreparingClient implements PostgresPoolClient {
   }
 
   async #execute(text: string, values: unknown[]): Promise<QueryResult> {
-    if (!this.#parsed) return this.client.query(text, values);
+    try {
+      return await this.#executeNow(text, values);
+    } finally {
+      if (--this.#inFlight === 0) this.#tail = SETTLED;
+    }
+  }
+
+  async #executeNow(text: string, values: unknown[]): Promise<QueryResult> {
+    if (!this.#parsed) return submitQuery(this.client, text, values);
     if (values.length === 0) {
       if (BEGIN.test(text) && !this.#beginHeld && this.client.getTransactionStatus() === 'I') {
         this.#beginHeld = true;
@@ -301,7 +328,7 @@ class PreparingClient implements PostgresPoolClient {
       if (combines) return queryAfterBegin(this.client, text, values, name);
       return this.client.query('BEGIN').then(() => this.#send(text, values, name));
     }
-    return name ? this.client.query({ name, text, values }) : this.client.query(text, values);
+    return submitQuery(this.client, text, values, name);
   }
 
   /**
@@ -352,6 +379,24 @@ class PreparingClient implements PostgresPoolClient {
     this.#prepared.clear();
     this.#stale = true;
   }
+}
+
+const SETTLED: Promise<unknown> = Promise.resolve();
+
+/** pg's Query as its runtime has it: text, values and a callback (its typings know only the config form). */
+const PgQuery = pg.Query as unknown as new (text: string, values: unknown[], callback: (error: Error | null, result: QueryResult) => void) => { name?: string };
+
+/**
+ * `client.query` with pg's own `Query` made here from the text: pg's promise form copies the config
+ * object property by property (`cloneQueryConfig`) and adds a second promise to rewrite the error's
+ * stack, a measurable share of a one-statement request.
+ */
+function submitQuery(client: pg.PoolClient, text: string, values: unknown[], name?: string): Promise<QueryResult> {
+  return new Promise((resolve, reject) => {
+    const query = new PgQuery(text, values, (error, result) => (error ? reject(error) : resolve(result)));
+    if (name) query.name = name; // read when the query is sent, not when it is made
+    client.query(query as unknown as pg.Submittable);
+  });
 }
 
 /** The answer to a transaction command that was not sent (a held BEGIN, or the end of an empty transaction). */

@@ -12,6 +12,7 @@
  * builders (`toOperationNode`), and runs on a Kysely instance or transaction (`execute`).
  */
 import { CompiledQuery, RawNode, ValueNode, type OperationNode, type QueryExecutorProvider, type QueryResult } from 'kysely';
+import { directRunner } from './direct-statements.js';
 
 const NO_VALUES: readonly unknown[] = Object.freeze([]);
 
@@ -36,8 +37,14 @@ export class SqlFragment<T = unknown> {
     return CompiledQuery.raw(this.text, this.values as unknown[]);
   }
 
-  /** Runs on a Kysely instance or transaction, as `RawBuilder.execute` would (same rows, same log). */
+  /**
+   * Runs on a Kysely instance or transaction, as `RawBuilder.execute` would (same rows, same log):
+   * straight to its connections when it has a direct runner (`direct-statements.ts`), else through
+   * Kysely's executor.
+   */
   execute(db: QueryExecutorProvider): Promise<QueryResult<T>> {
+    const runner = directRunner(db);
+    if (runner) return runner.run<T>(this.text, this.values);
     return db.getExecutor().executeQuery<T>(this.compile() as CompiledQuery<T>);
   }
 

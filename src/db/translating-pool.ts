@@ -64,6 +64,14 @@ export class TranslatingPool implements PostgresPool {
   }
 }
 
+/**
+ * The client under one of this pool's connections, for a caller that translates statement errors
+ * itself (`direct-statements.ts`, with `connectionFailure`): one promise less per statement.
+ */
+export function untranslatedClient(client: PostgresPoolClient): PostgresPoolClient {
+  return client instanceof TranslatingClient ? client.client : client;
+}
+
 class TranslatingClient implements PostgresPoolClient {
   constructor(readonly client: PostgresPoolClient) {}
 

@@ -144,7 +144,7 @@ export async function transaction<T>(
     const afterCommit: (() => unknown)[] = [];
     let result: T;
     try {
-      result = await db.kysely.transaction().execute((trx) => runInEnv(makeEnv(db, registry, trx, options, afterCommit), async () => {
+      result = await db.transaction((trx) => runInEnv(makeEnv(db, registry, trx, options, afterCommit), async () => {
         const value = await fn();
         await flushAssignments(); // fields assigned after the last statement are written before the commit
         return value;

@@ -1,0 +1,140 @@
+/**
+ * Flat SQL (`SqlFragment`: text and values, already compiled) sent straight to a PostgreSQL pool's
+ * connections, beside Kysely rather than through it. Kysely's executor wraps each statement in a
+ * dozen async layers — connection provider, runtime driver, its logging, the dialect's connection,
+ * plugin result transforms — about 15 promises per statement, each paying AsyncLocalStorage's
+ * promise hooks: a measurable share of a one-record fetch or create (issue 15). The ORM builds all
+ * its statements as fragments, so they take this path; Kysely's builders and `sql` keep working on
+ * the same connections, in the same transaction, counted the same way.
+ *
+ * - On the pool (`run`): a connection is checked out for the statement and released after, as
+ *   Kysely does for a statement outside a transaction.
+ * - In a transaction (`transaction`): one connection for the whole unit of work, with BEGIN, COMMIT
+ *   or ROLLBACK sent as Kysely sends them (so `PreparingPool` still holds BEGIN back for the first
+ *   statement). The unit of work gets a Kysely `Transaction` bound to that connection, for model
+ *   code that uses Kysely; a fragment run on it finds this connection (`directRunner`).
+ *
+ * Statements are counted as Kysely's `log` counts them (after each one, failed ones too; a listener
+ * that throws fails the statement), so statement budgets do not depend on the path taken.
+ */
+import { DummyDriver, SingleConnectionProvider, Transaction, type DatabaseConnection, type Dialect, type Kysely, type PostgresPool, type PostgresPoolClient, type QueryResult, type CompiledQuery } from 'kysely';
+import { connectionFailure } from './database-errors.js';
+import type { StatementCounter } from './statement-counter.js';
+import { untranslatedClient } from './translating-pool.js';
+
+/** Runs one statement of flat SQL where it belongs (the pool, or a transaction's connection). */
+export interface DirectRunner {
+  run<R>(text: string, values: readonly unknown[]): Promise<QueryResult<R>>;
+}
+
+/** The direct runner behind a Kysely instance (its pool, or a transaction from `transaction`). */
+const runners = new WeakMap<object, DirectRunner>();
+
+/** The runner that sends statements for `db` straight to its connections; undefined: use Kysely. */
+export function directRunner(db: object): DirectRunner | undefined {
+  return runners.get(db);
+}
+
+/** Kysely's result of a statement: the rows, and for a write the number of rows it touched. */
+function kyselyResult<R>(result: { command: string; rowCount: number | null; rows: R[] }): QueryResult<R> {
+  const { command, rowCount, rows } = result;
+  const writes = command === 'INSERT' || command === 'UPDATE' || command === 'DELETE' || command === 'MERGE';
+  return writes ? { rows: rows ?? [], numAffectedRows: BigInt(rowCount ?? 0) } : { rows: rows ?? [] };
+}
+
+/**
+ * Runs `text` on `client` (untranslated: a lost connection becomes `DatabaseUnavailable` here, as
+ * `TranslatingPool`'s clients do) and counts it, as Kysely's runtime driver logs it.
+ */
+async function counted<R>(client: PostgresPoolClient, counter: StatementCounter, text: string, values: readonly unknown[]): Promise<QueryResult<R>> {
+  let result;
+  try {
+    result = await client.query<R>(text, values as unknown[]);
+  } catch (error) {
+    counter.record(text);
+    throw connectionFailure(error) ?? error;
+  }
+  counter.record(text); // a listener that throws fails the statement (query budgets)
+  return kyselyResult<R>(result as { command: string; rowCount: number | null; rows: R[] });
+}
+
+export class DirectStatements implements DirectRunner {
+  constructor(
+    private readonly pool: PostgresPool,
+    private readonly counter: StatementCounter,
+    /** The Kysely instance over the same pool (its executor serves the transactions' Kysely). */
+    private readonly kysely: Kysely<any>,
+    private readonly dialect: Dialect,
+  ) {
+    runners.set(kysely, this);
+  }
+
+  async run<R>(text: string, values: readonly unknown[]): Promise<QueryResult<R>> {
+    const client = await this.pool.connect();
+    try {
+      return await counted<R>(untranslatedClient(client), this.counter, text, values);
+    } finally {
+      client.release();
+    }
+  }
+
+  /**
+   * Runs `fn` in one transaction on one connection: committed when it resolves, rolled back when
+   * it throws (Kysely's `transaction().execute` semantics, BEGIN and COMMIT counted alike).
+   */
+  async transaction<T>(fn: (trx: Kysely<any>) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    const connection = new TransactionConnection(untranslatedClient(client), this.counter);
+    const trx = new Transaction<any>({
+      config: { dialect: this.dialect },
+      dialect: this.dialect,
+      driver: new DummyDriver(), // a Transaction never reaches its driver: it cannot begin, connect or destroy
+      executor: this.kysely.getExecutor().withConnectionProvider(new SingleConnectionProvider(connection)),
+    });
+    runners.set(trx, connection);
+    try {
+      await connection.run('begin', []);
+      let result: T;
+      try {
+        result = await fn(trx);
+        await connection.run('commit', []);
+      } catch (error) {
+        await connection.run('rollback', []);
+        throw error;
+      }
+      return result;
+    } finally {
+      connection.end();
+      client.release();
+    }
+  }
+}
+
+/** A transaction's connection, for fragments (`run`) and for Kysely (`executeQuery`). */
+class TransactionConnection implements DirectRunner, DatabaseConnection {
+  #ended = false;
+
+  constructor(
+    private readonly client: PostgresPoolClient,
+    private readonly counter: StatementCounter,
+  ) {}
+
+  run<R>(text: string, values: readonly unknown[]): Promise<QueryResult<R>> {
+    // The connection is back in the pool, maybe another request's: never send anything on it.
+    if (this.#ended) return Promise.reject(new Error('Transaction is already committed or rolled back'));
+    return counted<R>(this.client, this.counter, text, values);
+  }
+
+  executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
+    return this.run<R>(compiledQuery.sql, compiledQuery.parameters);
+  }
+
+  // eslint-disable-next-line require-yield
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error('Streaming is not configured for this database (no cursor in its dialect)');
+  }
+
+  end(): void {
+    this.#ended = true;
+  }
+}
