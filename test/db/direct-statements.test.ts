@@ -1,0 +1,145 @@
+/**
+ * The ORM's fragments go straight to the pool's connections (src/db/direct-statements.ts), beside
+ * Kysely: the same transaction for both, the same statement counts, nothing ever sent on a
+ * connection after its transaction ended, and the server's errors as they were.
+ */
+import { randomBytes } from 'node:crypto';
+import { Kysely, PostgresDialect, sql as kyselySql } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DirectStatements, directRunner } from '../../src/db/direct-statements.js';
+import { PreparingPool } from '../../src/db/prepared-statements.js';
+import { sql } from '../../src/db/sql-fragment.js';
+import { StatementCounter } from '../../src/db/statement-counter.js';
+import { TranslatingPool } from '../../src/db/translating-pool.js';
+
+const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://127.0.0.1:5432/postgres';
+const dbName = `t_${randomBytes(4).toString('hex')}_direct`;
+
+function urlOf(database: string): string {
+  const url = new URL(DATABASE_URL);
+  if (!url.username) url.username = 'postgres';
+  url.pathname = `/${database}`;
+  return url.href;
+}
+
+let admin: pg.Client;
+let pool: pg.Pool;
+let db: Kysely<any>;
+let direct: DirectStatements;
+const counter = new StatementCounter();
+let statements: string[] = [];
+
+beforeAll(async () => {
+  admin = new pg.Client({ connectionString: urlOf(new URL(DATABASE_URL).pathname.slice(1) || 'postgres') });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${dbName}`);
+  // As the PostgreSQL engine builds an open database: pg pool → prepared statements → translation.
+  pool = new pg.Pool({ connectionString: urlOf(dbName), max: 3 });
+  const translating = new TranslatingPool(new PreparingPool(pool), dbName, () => {});
+  const dialect = new PostgresDialect({ pool: translating });
+  db = new Kysely<any>({ dialect, log: counter.logger });
+  direct = new DirectStatements(translating, counter, db, dialect);
+  counter.on((text) => statements.push(text));
+  await kyselySql`CREATE TABLE items (id int PRIMARY KEY, label text NOT NULL)`.execute(db);
+});
+
+afterAll(async () => {
+  await db?.destroy();
+  await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+  await admin.end();
+});
+
+beforeEach(async () => {
+  await kyselySql`TRUNCATE items`.execute(db);
+  statements = [];
+});
+
+const labels = async () => (await sql<{ label: string }>`SELECT label FROM items ORDER BY id`.execute(db)).rows.map((r) => r.label);
+
+describe('direct statements', () => {
+  it('a fragment on the pool runs directly, answers as Kysely does, and is counted once', async () => {
+    expect(directRunner(db)).toBe(direct);
+    const before = counter.count;
+    const inserted = await sql<{ id: number }>`INSERT INTO items (id, label) VALUES (${1}, ${'one'}), (${2}, ${'two'}) RETURNING id`.execute(db);
+    expect(inserted.rows).toEqual([{ id: 1 }, { id: 2 }]);
+    expect(inserted.numAffectedRows).toBe(2n);
+    const read = await sql<{ n: number }>`SELECT count(*)::int AS n FROM items`.execute(db);
+    expect(read).toEqual({ rows: [{ n: 2 }] }); // no numAffectedRows for a SELECT, as Kysely
+    expect(counter.count - before).toBe(2);
+    expect(statements.map((s) => s.split(' ')[0])).toEqual(['INSERT', 'SELECT']);
+  });
+
+  it('fragments and Kysely builders in one transaction share its connection and its fate', async () => {
+    await expect(direct.transaction(async (trx) => {
+      expect(directRunner(trx)).toBeDefined();
+      const pids = new Set<number>();
+      pids.add((await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(trx)).rows[0]!.pid);
+      pids.add((await kyselySql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(trx)).rows[0]!.pid);
+      await sql`INSERT INTO items (id, label) VALUES (${1}, ${'by fragment'})`.execute(trx);
+      await trx.insertInto('items').values({ id: 2, label: 'by builder' }).execute();
+      const seen = await trx.selectFrom('items').select('label').orderBy('id').execute();
+      expect(seen.map((r) => r.label)).toEqual(['by fragment', 'by builder']);
+      expect(pids.size).toBe(1);
+      throw new Error('undo');
+    })).rejects.toThrow('undo');
+    expect(await labels()).toEqual([]);
+    // BEGIN and ROLLBACK are counted as Kysely counts them.
+    expect(statements[0]).toBe('begin');
+    expect(statements.at(-2)).toBe('rollback');
+  });
+
+  it('commits what the transaction wrote, and counts begin … commit', async () => {
+    const result = await direct.transaction(async (trx) => {
+      await sql`INSERT INTO items (id, label) VALUES (${1}, ${'kept'})`.execute(trx);
+      return 'done';
+    });
+    expect(result).toBe('done');
+    expect(statements).toEqual(['begin', 'INSERT INTO items (id, label) VALUES ($1, $2)', 'commit']);
+    expect(await labels()).toEqual(['kept']);
+  });
+
+  it('a transaction used after it ended refuses, and sends nothing on the released connection', async () => {
+    let kept: Kysely<any> | undefined;
+    await direct.transaction(async (trx) => {
+      kept = trx;
+    });
+    const before = counter.count;
+    await expect(sql`INSERT INTO items (id, label) VALUES (${9}, ${'late'})`.execute(kept!)).rejects.toThrow(/already committed or rolled back/);
+    await expect(kept!.insertInto('items').values({ id: 9, label: 'late' }).execute()).rejects.toThrow(/already committed or rolled back/);
+    expect(counter.count).toBe(before);
+    expect(await labels()).toEqual([]);
+  });
+
+  it("a failing statement keeps the server's error, is counted, and the transaction rolls back whole", async () => {
+    const failure = await direct.transaction(async (trx) => {
+      await sql`INSERT INTO items (id, label) VALUES (${1}, ${'first'})`.execute(trx);
+      await sql`INSERT INTO items (id, label) VALUES (${1}, ${'duplicate'})`.execute(trx);
+    }).catch((error: unknown) => error);
+    expect((failure as { code?: string }).code).toBe('23505');
+    expect(statements.filter((s) => s.startsWith('INSERT'))).toHaveLength(2);
+    expect(await labels()).toEqual([]);
+    // The connection went back clean: the next unit of work commits normally.
+    await direct.transaction((trx) => sql`INSERT INTO items (id, label) VALUES (${2}, ${'after'})`.execute(trx));
+    expect(await labels()).toEqual(['after']);
+  });
+
+  it('a statement listener that throws fails the statement (query budgets), as with Kysely', async () => {
+    const off = counter.on(() => {
+      throw new Error('over budget');
+    });
+    try {
+      await expect(sql`SELECT 1 AS one`.execute(db)).rejects.toThrow('over budget');
+      await expect(kyselySql`SELECT 1 AS one`.execute(db)).rejects.toThrow('over budget');
+    } finally {
+      off();
+    }
+  });
+
+  it('concurrent fragments in one transaction run one after the other on its connection', async () => {
+    await direct.transaction(async (trx) => {
+      await Promise.all(Array.from({ length: 20 }, (_, i) => sql`INSERT INTO items (id, label) VALUES (${i}, ${`n${i}`})`.execute(trx)));
+    });
+    expect(await labels()).toHaveLength(20);
+  });
+});
