@@ -71,11 +71,17 @@ export class DirectStatements implements DirectRunner {
 
   async run<R>(text: string, values: readonly unknown[]): Promise<QueryResult<R>> {
     const client = await this.pool.connect();
+    let result;
     try {
-      return await counted<R>(untranslatedClient(client), this.counter, text, values);
+      result = await untranslatedClient(client).query<R>(text, values as unknown[]);
+    } catch (error) {
+      this.counter.record(text);
+      throw connectionFailure(error) ?? error;
     } finally {
       client.release();
     }
+    this.counter.record(text); // a listener that throws fails the statement (query budgets)
+    return kyselyResult<R>(result as { command: string; rowCount: number | null; rows: R[] });
   }
 
   /**

@@ -102,14 +102,22 @@ export class PreparingPool implements PostgresPool {
     this.#trackedStatements = Math.max(1, options.trackedStatements ?? Math.max(1000, 4 * this.maxPerConnection));
   }
 
-  async connect(): Promise<PostgresPoolClient> {
-    const client = await this.pool.connect();
+  connect(): Promise<PostgresPoolClient> {
+    // `then`, not `await`: a checkout is on every statement's path, and each await is a promise more.
+    return this.pool.connect().then((client) => this.#checkedOut(client));
+  }
+
+  #checkedOut(client: pg.PoolClient): PreparingClient | Promise<PreparingClient> {
     let wrapper = this.#clients.get(client);
     if (!wrapper) {
       wrapper = new PreparingClient(client, this);
       this.#clients.set(client, wrapper);
     }
-    if (!wrapper.needsCleanup()) return wrapper.acquiredClean(); // the common case, without an await
+    if (!wrapper.needsCleanup()) return wrapper.acquiredClean();
+    return this.#cleanedUp(client, wrapper);
+  }
+
+  async #cleanedUp(client: pg.PoolClient, wrapper: PreparingClient): Promise<PreparingClient> {
     try {
       await wrapper.acquired();
     } catch (error) {

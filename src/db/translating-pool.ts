@@ -32,12 +32,17 @@ export class TranslatingPool implements PostgresPool {
     return this.#missing;
   }
 
-  async connect(): Promise<PostgresPoolClient> {
-    if (this.#missing) throw this.#notFound();
-    let client: PostgresPoolClient;
-    try {
-      client = await this.inner.connect();
-    } catch (error) {
+  connect(): Promise<PostgresPoolClient> {
+    if (this.#missing) return Promise.reject(this.#notFound());
+    // `then`, not `await`: a checkout is on every statement's path, and each await is a promise more.
+    return this.inner.connect().then((client) => {
+      let wrapper = this.#clients.get(client);
+      if (!wrapper) {
+        wrapper = new TranslatingClient(client);
+        this.#clients.set(client, wrapper);
+      }
+      return wrapper;
+    }, (error: unknown) => {
       if (isMissingDatabase(error)) {
         if (!this.#missing) {
           this.#missing = true;
@@ -46,13 +51,7 @@ export class TranslatingPool implements PostgresPool {
         throw Object.assign(this.#notFound(), { cause: error });
       }
       throw connectionFailure(error) ?? error;
-    }
-    let wrapper = this.#clients.get(client);
-    if (!wrapper) {
-      wrapper = new TranslatingClient(client);
-      this.#clients.set(client, wrapper);
-    }
-    return wrapper;
+    });
   }
 
   end(): Promise<void> {

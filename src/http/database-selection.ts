@@ -55,7 +55,18 @@ export class DatabaseSelector {
     return this.cached.names;
   }
 
-  async select(req: FastifyRequest, options: SelectOptions = {}): Promise<string> {
+  /** The request's database; a plain value for the common case (the header), without a promise. */
+  select(req: FastifyRequest, options: SelectOptions = {}): string | Promise<string> {
+    const header = req.headers['x-db-name'];
+    if (typeof header === 'string') {
+      const name = assertValidDatabaseName(header);
+      noteSelectedDatabase(req, name);
+      return name;
+    }
+    return this.#selectChosen(req, options);
+  }
+
+  async #selectChosen(req: FastifyRequest, options: SelectOptions): Promise<string> {
     const choice = await this.choose(req, options);
     if (choice.name === null) {
       if (!choice.names.length) throw new DatabaseNotFound('No database exists yet');

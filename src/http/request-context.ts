@@ -89,7 +89,8 @@ export function bearerToken(req: FastifyRequest): string | null {
 export function apiContextHook(platform: Platform, selector: DatabaseSelector) {
   const remembered = new CredentialCache();
   return async (req: FastifyRequest): Promise<void> => {
-    const dbName = await selector.select(req, { socket: req.routeOptions.config?.databaseFromQuery === true });
+    const selected = selector.select(req, { socket: req.routeOptions.config?.databaseFromQuery === true });
+    const dbName = typeof selected === 'string' ? selected : await selected;
     const db = await platform.database(dbName);
     let token: string | null = null;
     let tokenError: unknown = null;
@@ -175,11 +176,14 @@ export function unitOfWork<T>(req: FastifyRequest, fn: () => Promise<T>): Promis
  * trips and buy no consistency. Nothing may be written here.
  */
 export function readOnlyWork<T>(req: FastifyRequest, fn: () => Promise<T>): Promise<T> {
-  return confirmed(req, (ctx) => runInEnv(makeEnv(ctx.db, ctx.registry, ctx.db.kysely, envOptions(ctx)), async () => {
-    const value = await fn();
-    await flushAssignments(); // a field model code assigned while computing is not lost
-    return value;
-  }));
+  return confirmed(req, (ctx) => {
+    const env = makeEnv(ctx.db, ctx.registry, ctx.db.kysely, envOptions(ctx));
+    return runInEnv(env, async () => {
+      const value = await fn();
+      if (env.pendingWrites.size) await flushAssignments(env); // a field model code assigned while computing is not lost
+      return value;
+    });
+  });
 }
 
 /**

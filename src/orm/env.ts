@@ -144,11 +144,14 @@ export async function transaction<T>(
     const afterCommit: (() => unknown)[] = [];
     let result: T;
     try {
-      result = await db.transaction((trx) => runInEnv(makeEnv(db, registry, trx, options, afterCommit), async () => {
-        const value = await fn();
-        await flushAssignments(); // fields assigned after the last statement are written before the commit
-        return value;
-      }));
+      result = await db.transaction((trx) => {
+        const env = makeEnv(db, registry, trx, options, afterCommit);
+        return runInEnv(env, async () => {
+          const value = await fn();
+          if (env.pendingWrites.size) await flushAssignments(env); // fields assigned after the last statement are written before the commit
+          return value;
+        });
+      });
     } catch (err) {
       if (attempt >= MAX_ATTEMPTS || !CONFLICTS.has(sqlState(err) ?? '')) throw err;
       await new Promise((resolve) => setTimeout(resolve, (20 + Math.random() * 80) * attempt));

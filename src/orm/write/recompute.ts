@@ -59,9 +59,13 @@ export interface DependentsHints {
 
 /** Adds to `pending` the records whose computed fields depend on `fieldNames` of records `ids`. */
 export async function collectDependents(
-  meta: ModelMeta, ids: readonly number[], fieldNames: Iterable<string>, pending: Pending, hints: DependentsHints = {},
+  meta: ModelMeta, ids: readonly number[], fieldNames: readonly string[], pending: Pending, hints: DependentsHints = {},
 ): Promise<void> {
   if (!ids.length) return;
+  // Most writes trigger nothing: settled here, without an elevated environment to run nothing in.
+  let triggers = false;
+  for (const name of fieldNames) if ((triggers = meta.registry.triggers.has(`${meta.name}.${name}`))) break;
+  if (!triggers) return;
   // Stored values are the platform's: their dependents are found whatever the user may read.
   if (!currentEnv().su) return withEnv({ su: true }, () => collectDependents(meta, ids, fieldNames, pending, hints));
   // Several changed fields (or depends paths) often lead to the same records through the same
@@ -120,6 +124,7 @@ export function protectedValues(columns: Iterable<Field>, ids: readonly number[]
  * the records whose stored values changed. `protect` names values written by the caller.
  */
 export async function flushRecompute(pending: Pending, protect: Protected = new Map()): Promise<Changed> {
+  if (!pending.size) return new Map(); // nothing to recompute (most writes): no elevated environment either
   const companies: Changed = new Map();
   const changed = await flush(pending, protect, 0, new Map(), companies);
   // A recomputed company (a line takes its order's) must still agree with the records' links.
