@@ -29,12 +29,19 @@ function companiesField(meta: ModelMeta): ManyToManyField | null {
   return f instanceof ManyToManyField && f.target.name === 'Company' ? f : null;
 }
 
+const companyLinksOf = new WeakMap<ModelMeta, readonly Link[]>();
+
 /** The links of `meta` that company consistency covers (to models with a company). */
-export function companyLinks(meta: ModelMeta): Link[] {
-  if (!companyField(meta)) return [];
-  const isLink = (f: unknown): f is Link => (f instanceof ManyToOneField && f.column !== null) || f instanceof ManyToManyField;
-  return [...meta.fields.values()].filter(isLink).filter((f) =>
-    !(AUDIT_FIELDS as readonly string[]).includes(f.name) && f.target.name !== 'Company' && companyField(f.target) !== null);
+export function companyLinks(meta: ModelMeta): readonly Link[] {
+  // Worked out once per model: every create and many writes ask, most to learn there are none.
+  let links = companyLinksOf.get(meta);
+  if (!links) {
+    const isLink = (f: unknown): f is Link => (f instanceof ManyToOneField && f.column !== null) || f instanceof ManyToManyField;
+    links = !companyField(meta) ? [] : [...meta.fields.values()].filter(isLink).filter((f) =>
+      !(AUDIT_FIELDS as readonly string[]).includes(f.name) && f.target.name !== 'Company' && companyField(f.target) !== null);
+    companyLinksOf.set(meta, links);
+  }
+  return links;
 }
 
 /** Whether writing `fieldNames` can break consistency (the company, or a covered link, changes). */

@@ -16,22 +16,8 @@
  * statement: pg records a named statement as parsed on the first ParseComplete it sees, which
  * would be BEGIN's.
  */
-import pg from 'pg';
-
-interface WireConnection {
-  stream: { cork?(): void; uncork?(): void };
-  parse(query: { text: string; name?: string }): void;
-  bind(config: { portal?: string; statement?: string; values?: unknown[] }): void;
-  execute(config: { portal?: string; rows?: number }): void;
-}
-
-type QueryCallback = (error: Error | null, result: pg.QueryResult) => void;
-
-/** pg's Query as its runtime has it (its typings leave out the protocol methods overridden here). */
-const PgQuery = pg.Query as unknown as new (config: pg.QueryConfig & { callback: QueryCallback }) => {
-  submit(connection: WireConnection): Error | null;
-  handleCommandComplete(message: unknown, connection: WireConnection): void;
-};
+import type pg from 'pg';
+import { PgQuery, submitQuery, type WireConnection } from './pg-query.js';
 
 class QueryAfterBegin extends PgQuery {
   #beginCompleted = false;
@@ -64,11 +50,5 @@ class QueryAfterBegin extends PgQuery {
  * statement already parsed on this connection (the caller, `PreparingPool`, knows which).
  */
 export function queryAfterBegin(client: pg.PoolClient, text: string, values: unknown[], name?: string): Promise<pg.QueryResult> {
-  return new Promise((resolve, reject) => {
-    const query = new QueryAfterBegin({
-      text, values, ...(name ? { name } : {}),
-      callback: (error, result) => (error ? reject(error) : resolve(result)),
-    });
-    client.query(query as unknown as pg.Submittable);
-  });
+  return submitQuery(client, text, values, name, QueryAfterBegin);
 }

@@ -44,15 +44,20 @@ function kyselyResult<R>(result: { command: string; rowCount: number | null; row
 
 /**
  * Runs `text` on `client` (untranslated: a lost connection becomes `DatabaseUnavailable` here, as
- * `TranslatingPool`'s clients do) and counts it, as Kysely's runtime driver logs it.
+ * `TranslatingPool`'s clients do), releases the checkout when there is one, and counts the
+ * statement as Kysely's runtime driver logs it.
  */
-async function counted<R>(client: PostgresPoolClient, counter: StatementCounter, text: string, values: readonly unknown[]): Promise<QueryResult<R>> {
+async function counted<R>(
+  client: PostgresPoolClient, counter: StatementCounter, text: string, values: readonly unknown[], checkout?: PostgresPoolClient,
+): Promise<QueryResult<R>> {
   let result;
   try {
     result = await client.query<R>(text, values as unknown[]);
   } catch (error) {
     counter.record(text);
     throw connectionFailure(error) ?? error;
+  } finally {
+    checkout?.release();
   }
   counter.record(text); // a listener that throws fails the statement (query budgets)
   return kyselyResult<R>(result as { command: string; rowCount: number | null; rows: R[] });
@@ -69,19 +74,8 @@ export class DirectStatements implements DirectRunner {
     runners.set(kysely, this);
   }
 
-  async run<R>(text: string, values: readonly unknown[]): Promise<QueryResult<R>> {
-    const client = await this.pool.connect();
-    let result;
-    try {
-      result = await untranslatedClient(client).query<R>(text, values as unknown[]);
-    } catch (error) {
-      this.counter.record(text);
-      throw connectionFailure(error) ?? error;
-    } finally {
-      client.release();
-    }
-    this.counter.record(text); // a listener that throws fails the statement (query budgets)
-    return kyselyResult<R>(result as { command: string; rowCount: number | null; rows: R[] });
+  run<R>(text: string, values: readonly unknown[]): Promise<QueryResult<R>> {
+    return this.pool.connect().then((client) => counted<R>(untranslatedClient(client), this.counter, text, values, client));
   }
 
   /**

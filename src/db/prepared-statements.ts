@@ -36,8 +36,9 @@
  */
 import { createHash } from 'node:crypto';
 import type { PostgresCursor, PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import { queryAfterBegin } from './begin-with-statement.js';
+import { submitQuery } from './pg-query.js';
 
 export interface PreparedStatementOptions {
   /** Named statements kept per connection; beyond it the least recently used is deallocated (default 256). */
@@ -390,22 +391,6 @@ class PreparingClient implements PostgresPoolClient {
 }
 
 const SETTLED: Promise<unknown> = Promise.resolve();
-
-/** pg's Query as its runtime has it: text, values and a callback (its typings know only the config form). */
-const PgQuery = pg.Query as unknown as new (text: string, values: unknown[], callback: (error: Error | null, result: QueryResult) => void) => { name?: string };
-
-/**
- * `client.query` with pg's own `Query` made here from the text: pg's promise form copies the config
- * object property by property (`cloneQueryConfig`) and adds a second promise to rewrite the error's
- * stack, a measurable share of a one-statement request.
- */
-function submitQuery(client: pg.PoolClient, text: string, values: unknown[], name?: string): Promise<QueryResult> {
-  return new Promise((resolve, reject) => {
-    const query = new PgQuery(text, values, (error, result) => (error ? reject(error) : resolve(result)));
-    if (name) query.name = name; // read when the query is sent, not when it is made
-    client.query(query as unknown as pg.Submittable);
-  });
-}
 
 /** The answer to a transaction command that was not sent (a held BEGIN, or the end of an empty transaction). */
 function notSent(command: string): QueryResult {

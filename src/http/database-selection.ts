@@ -42,6 +42,14 @@ export interface SelectOptions {
   socket?: boolean;
 }
 
+/** The database the X-DB-NAME header names (checked), or undefined without the header. */
+function headerChoice(req: FastifyRequest): string | undefined {
+  const header = req.headers['x-db-name'];
+  if (header === undefined) return undefined;
+  if (Array.isArray(header)) throw new BadRequest('Send one X-DB-NAME header');
+  return assertValidDatabaseName(header);
+}
+
 export class DatabaseSelector {
   private cached: { at: number; names: Promise<string[]> } | null = null;
 
@@ -57,13 +65,10 @@ export class DatabaseSelector {
 
   /** The request's database; a plain value for the common case (the header), without a promise. */
   select(req: FastifyRequest, options: SelectOptions = {}): string | Promise<string> {
-    const header = req.headers['x-db-name'];
-    if (typeof header === 'string') {
-      const name = assertValidDatabaseName(header);
-      noteSelectedDatabase(req, name);
-      return name;
-    }
-    return this.#selectChosen(req, options);
+    const name = headerChoice(req);
+    if (name === undefined) return this.#selectChosen(req, options);
+    noteSelectedDatabase(req, name);
+    return name;
   }
 
   async #selectChosen(req: FastifyRequest, options: SelectOptions): Promise<string> {
@@ -81,11 +86,8 @@ export class DatabaseSelector {
    * chose one. A bad header still throws; a `?db=` naming no database is `refused` (for the page to say so).
    */
   async choose(req: FastifyRequest, options: SelectOptions = {}): Promise<DatabaseChoice> {
-    const header = req.headers['x-db-name'];
-    if (header !== undefined) {
-      if (Array.isArray(header)) throw new BadRequest('Send one X-DB-NAME header');
-      return { name: assertValidDatabaseName(header), source: 'header' };
-    }
+    const fromHeader = headerChoice(req);
+    if (fromHeader !== undefined) return { name: fromHeader, source: 'header' };
     const asked = options.socket ? (req.query as Record<string, unknown> | undefined)?.db : undefined;
     if (asked !== undefined) {
       if (typeof asked !== 'string') throw new BadRequest('Send one db query parameter');

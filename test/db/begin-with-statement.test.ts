@@ -4,23 +4,13 @@
  * no statement, and the same transaction as before — atomic, one snapshot's `now()`, the same
  * errors. Round trips are counted as PostgreSQL's ReadyForQuery messages on the real connection.
  */
-import { randomBytes } from 'node:crypto';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PreparingPool } from '../../src/db/prepared-statements.js';
+import { bareDatabase, type BareDatabase } from '../support/bare-database.js';
 
-const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://127.0.0.1:5432/postgres';
-const dbName = `t_${randomBytes(4).toString('hex')}_begin`;
-
-function urlOf(database: string): string {
-  const url = new URL(DATABASE_URL);
-  if (!url.username) url.username = 'postgres';
-  url.pathname = `/${database}`;
-  return url.href;
-}
-
-let admin: pg.Client;
+let database: BareDatabase;
 let pool: pg.Pool;
 let preparing: PreparingPool;
 let db: Kysely<any>;
@@ -30,10 +20,8 @@ let roundTrips = 0;
 let statuses: string[] = [];
 
 beforeAll(async () => {
-  admin = new pg.Client({ connectionString: urlOf(new URL(DATABASE_URL).pathname.slice(1) || 'postgres') });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${dbName}`);
-  pool = new pg.Pool({ connectionString: urlOf(dbName), max: 1 });
+  database = await bareDatabase('begin');
+  pool = new pg.Pool({ connectionString: database.url, max: 1 });
   pool.on('connect', (client) => {
     (client as unknown as { connection: NodeJS.EventEmitter }).connection.on('readyForQuery', (message: { status: string }) => {
       roundTrips++;
@@ -47,8 +35,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await db?.destroy();
-  await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-  await admin.end();
+  await database?.drop();
 });
 
 beforeEach(async () => {
@@ -192,10 +179,10 @@ describe('BEGIN with the first statement', () => {
     // says the transaction failed. Delivered one message per read (a slow network, or a reply split
     // across TCP segments), the wrapper must not take the connection for idle and retry the
     // statement inside the aborted transaction (25P02).
-    const splitPool = new pg.Pool({ connectionString: urlOf(dbName), max: 1 });
+    const splitPool = new pg.Pool({ connectionString: database.url, max: 1 });
     splitPool.on('connect', (client) => deliverOneMessagePerRead(client));
     const split = new Kysely<any>({ dialect: new PostgresDialect({ pool: new PreparingPool(splitPool) }) });
-    const outsider = new pg.Client({ connectionString: urlOf(dbName) });
+    const outsider = new pg.Client({ connectionString: database.url });
     await outsider.connect();
     try {
       await outsider.query('CREATE TABLE events (id int PRIMARY KEY, kind text)');

@@ -3,7 +3,6 @@
  * Kysely: the same transaction for both, the same statement counts, nothing ever sent on a
  * connection after its transaction ended, and the server's errors as they were.
  */
-import { randomBytes } from 'node:crypto';
 import { Kysely, PostgresDialect, sql as kyselySql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -12,18 +11,9 @@ import { PreparingPool } from '../../src/db/prepared-statements.js';
 import { sql } from '../../src/db/sql-fragment.js';
 import { StatementCounter } from '../../src/db/statement-counter.js';
 import { TranslatingPool } from '../../src/db/translating-pool.js';
+import { bareDatabase, type BareDatabase } from '../support/bare-database.js';
 
-const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://127.0.0.1:5432/postgres';
-const dbName = `t_${randomBytes(4).toString('hex')}_direct`;
-
-function urlOf(database: string): string {
-  const url = new URL(DATABASE_URL);
-  if (!url.username) url.username = 'postgres';
-  url.pathname = `/${database}`;
-  return url.href;
-}
-
-let admin: pg.Client;
+let database: BareDatabase;
 let pool: pg.Pool;
 let db: Kysely<any>;
 let direct: DirectStatements;
@@ -31,12 +21,10 @@ const counter = new StatementCounter();
 let statements: string[] = [];
 
 beforeAll(async () => {
-  admin = new pg.Client({ connectionString: urlOf(new URL(DATABASE_URL).pathname.slice(1) || 'postgres') });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${dbName}`);
+  database = await bareDatabase('direct');
   // As the PostgreSQL engine builds an open database: pg pool → prepared statements → translation.
-  pool = new pg.Pool({ connectionString: urlOf(dbName), max: 3 });
-  const translating = new TranslatingPool(new PreparingPool(pool), dbName, () => {});
+  pool = new pg.Pool({ connectionString: database.url, max: 3 });
+  const translating = new TranslatingPool(new PreparingPool(pool), database.name, () => {});
   const dialect = new PostgresDialect({ pool: translating });
   db = new Kysely<any>({ dialect, log: counter.logger });
   direct = new DirectStatements(translating, counter, db, dialect);
@@ -46,8 +34,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await db?.destroy();
-  await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-  await admin.end();
+  await database?.drop();
 });
 
 beforeEach(async () => {

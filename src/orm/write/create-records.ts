@@ -21,10 +21,10 @@ import { precompute, precomputableFields } from './precompute.js';
 import { selectList, type Row } from '../query/select-rows.js';
 import { columnValue, currencyOf } from './monetary-rounding.js';
 import { activeAccess, assertCompanyValues, assertRight, companyValuedFields } from '../../access/record-access.js';
-import { assertCompanyConsistency, companyLinks } from '../../access/company-consistency.js';
+import { assertCompanyConsistency } from '../../access/company-consistency.js';
 import { linkCheck } from '../../access/reference-checks.js';
 import { assertRecordsAllowed, createCheck } from '../../access/record-checks.js';
-import { fileFields, prepareFileCreate } from './file-values.js';
+import { prepareFileCreate } from './file-values.js';
 
 export interface CreateOptions {
   /** The link to the parent a OneToMany write creates these records under (set by the write path, not the caller). */
@@ -64,15 +64,15 @@ async function create(
 ): Promise<Model[] | number[]> {
   const env = currentEnv();
   const items = options.items;
-  const plan = createPlan(meta);
   assertRight(meta, 'create');
   // The model's veto sees the whole batch: what it refuses names an item only when all come from one.
   const checkChange = meta.cls._check_change;
   if (checkChange) await atItemAsync(soleItem(items), () => checkChange.call(meta.cls, { op: 'create', vals: valsList }));
   // File fields: uploads become attachments first (file-values.ts).
-  const files = plan.hasFiles ? await prepareFileCreate(meta, valsList, items) : null;
+  const files = await prepareFileCreate(meta, valsList, items);
   if (files) valsList = files.valsList;
   const now = new Date().toISOString();
+  const plan = createPlan(meta);
   const access = activeAccess();
   /** What each record's caller gave (before defaults): the links to check (only numbers can be links). */
   const given: ReadonlyMap<Field, unknown>[] = [];
@@ -136,7 +136,7 @@ async function create(
   else if (rules === undefined) await assertRecordsAllowed(meta, 'create', ids);
   if (files) await files.finish(ids);
 
-  if (sortedList.some((s) => s.manyToMany.length)) await linkManyToMany(meta, ids, sortedList.map((s) => s.manyToMany), 'create', items);
+  await linkManyToMany(meta, ids, sortedList.map((s) => s.manyToMany), 'create', items);
   for (const [field, writes] of lineWrites(ids, sortedList, items)) await writeLines(field, writes, 'create');
   if (setterRuns) {
     const records = await RecordBatch.load(meta, ids);
@@ -159,9 +159,9 @@ async function create(
     byField.set(f, new Set(ids));
     pending.set(meta, byField);
   }
-  if (plan.triggered.length) await collectDependents(meta, ids, plan.triggered, pending, { rows: inserted, upToDate });
-  const changed = pending.size ? await flushRecompute(pending, protect) : NOTHING_CHANGED;
-  if (plan.companyLinked) await assertCompanyConsistency(meta, ids);
+  await collectDependents(meta, ids, plan.triggered, pending, { rows: inserted, upToDate });
+  const changed = await flushRecompute(pending, protect);
+  await assertCompanyConsistency(meta, ids);
   if (idsOnly) return ids;
   // The inserted rows are the records as stored, unless something written since may have changed them.
   // Reloaded as the platform, like the INSERT's RETURNING: a create returns every record it made,
@@ -261,14 +261,7 @@ interface CreatePlan {
   readonly triggered: readonly string[];
   /** The computed fields computable before the INSERT when no relation is written with it. */
   readonly precomputable: readonly Field[];
-  /** The model has file fields (uploads to store before the INSERT). */
-  readonly hasFiles: boolean;
-  /** The model has links whose company must agree with the record's (`assertCompanyConsistency`). */
-  readonly companyLinked: boolean;
 }
-
-/** What a create that triggered no recompute changed besides the records it made. */
-const NOTHING_CHANGED: ReadonlyMap<ModelMeta, ReadonlySet<number>> = new Map();
 
 const plans = new WeakMap<ModelMeta, CreatePlan>();
 
@@ -300,8 +293,6 @@ function buildCreatePlan(meta: ModelMeta): CreatePlan {
     editableComputed: fields.filter((f) => f.isEditableComputed),
     triggered: triggeredFieldNames(meta),
     precomputable: precomputableFields(meta, new Set()),
-    hasFiles: fileFields(meta).length > 0,
-    companyLinked: companyLinks(meta).length > 0,
   };
 }
 

@@ -19,8 +19,16 @@ import { atItemAsync, type ItemIndexes } from './item-errors.js';
 
 const ATTACHMENT = 'Attachment';
 
-export function fileFields(meta: ModelMeta): FileField[] {
-  return [...meta.fields.values()].filter((f): f is FileField => f instanceof FileField && f.column !== null);
+const fileFieldsOf = new WeakMap<ModelMeta, readonly FileField[]>();
+
+/** The model's stored file fields, worked out once per model (every create and write asks). */
+export function fileFields(meta: ModelMeta): readonly FileField[] {
+  let fields = fileFieldsOf.get(meta);
+  if (!fields) {
+    fields = [...meta.fields.values()].filter((f): f is FileField => f instanceof FileField && f.column !== null);
+    fileFieldsOf.set(meta, fields);
+  }
+  return fields;
 }
 
 /** An upload is an object with `base64` (a bare string stays an error: it is neither an id nor a named file). */
