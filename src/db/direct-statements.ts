@@ -20,11 +20,23 @@
 import { DummyDriver, SingleConnectionProvider, Transaction, type DatabaseConnection, type Dialect, type Kysely, type PostgresPool, type PostgresPoolClient, type QueryResult, type CompiledQuery } from 'kysely';
 import { connectionFailure } from './database-errors.js';
 import type { StatementCounter } from './statement-counter.js';
+import { runsAlone } from './prepared-statements.js';
 import { untranslatedClient } from './translating-pool.js';
+
+/** How a statement is run. */
+export interface StatementOptions {
+  /**
+   * The caller's unit of work will run nothing else: when it is the transaction's first
+   * statement, it is sent without BEGIN and commits by itself (`PreparingClient.queryAlone`).
+   */
+  readonly alone?: boolean;
+}
 
 /** Runs one statement of flat SQL where it belongs (the pool, or a transaction's connection). */
 export interface DirectRunner {
-  run<R>(text: string, values: readonly unknown[]): Promise<QueryResult<R>>;
+  run<R>(text: string, values: readonly unknown[], options?: StatementOptions): Promise<QueryResult<R>>;
+  /** A transaction that has sent nothing yet: its next statement can run `alone` (false on the pool). */
+  readonly sentNothing: boolean;
 }
 
 /** The direct runner behind a Kysely instance (its pool, or a transaction from `transaction`). */
@@ -33,6 +45,14 @@ const runners = new WeakMap<object, DirectRunner>();
 /** The runner that sends statements for `db` straight to its connections; undefined: use Kysely. */
 export function directRunner(db: object): DirectRunner | undefined {
   return runners.get(db);
+}
+
+/**
+ * Whether `db` is a transaction that has sent nothing yet, whose next statement would therefore run
+ * `alone` (without BEGIN, committing by itself). False for the pool and for Kysely's own transactions.
+ */
+export function sendsNextAlone(db: object): boolean {
+  return runners.get(db)?.sentNothing === true;
 }
 
 /** Kysely's result of a statement: the rows, and for a write the number of rows it touched. */
@@ -48,11 +68,11 @@ function kyselyResult<R>(result: { command: string; rowCount: number | null; row
  * statement as Kysely's runtime driver logs it.
  */
 async function counted<R>(
-  client: PostgresPoolClient, counter: StatementCounter, text: string, values: readonly unknown[], checkout?: PostgresPoolClient,
+  client: PostgresPoolClient, counter: StatementCounter, text: string, values: readonly unknown[], checkout?: PostgresPoolClient, alone = false,
 ): Promise<QueryResult<R>> {
   let result;
   try {
-    result = await client.query<R>(text, values as unknown[]);
+    result = await (alone && runsAlone(client) ? client.queryAlone<R>(text, values) : client.query<R>(text, values as unknown[]));
   } catch (error) {
     counter.record(text);
     throw connectionFailure(error) ?? error;
@@ -76,6 +96,11 @@ export class DirectStatements implements DirectRunner {
 
   run<R>(text: string, values: readonly unknown[]): Promise<QueryResult<R>> {
     return this.pool.connect().then((client) => counted<R>(untranslatedClient(client), this.counter, text, values, client));
+  }
+
+  /** On the pool every statement commits by itself anyway: there is no transaction to spare. */
+  get sentNothing(): boolean {
+    return false;
   }
 
   /**
@@ -119,10 +144,14 @@ class TransactionConnection implements DirectRunner, DatabaseConnection {
     private readonly counter: StatementCounter,
   ) {}
 
-  run<R>(text: string, values: readonly unknown[]): Promise<QueryResult<R>> {
+  run<R>(text: string, values: readonly unknown[], options?: StatementOptions): Promise<QueryResult<R>> {
     // The connection is back in the pool, maybe another request's: never send anything on it.
     if (this.#ended) return Promise.reject(new Error('Transaction is already committed or rolled back'));
-    return counted<R>(this.client, this.counter, text, values);
+    return counted<R>(this.client, this.counter, text, values, undefined, options?.alone === true);
+  }
+
+  get sentNothing(): boolean {
+    return !this.#ended && runsAlone(this.client) && this.client.sentNothing;
   }
 
   executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {

@@ -28,7 +28,9 @@
  *
  * Kysely's plain `begin` is held back and sent in the same write as the transaction's first
  * statement (begin-with-statement.ts): one round trip less per unit of work, and a unit of work
- * that runs no statement sends neither BEGIN nor COMMIT.
+ * that runs no statement sends neither BEGIN nor COMMIT. A unit of work that declares its first
+ * statement its only one (`queryAlone`) sends it without BEGIN: PostgreSQL commits it by itself,
+ * and the COMMIT's round trip is saved too.
  *
  * Relies on two pg internals, both guarded: `client.connection.parsedStatements` (pg's record of the
  * names parsed on the connection) and `client.getTransactionStatus()`. A client without them is
@@ -65,6 +67,20 @@ const DEALLOCATING = /^\s*(?:deallocate|discard)\b/i;
 const BEGIN = /^\s*begin\s*;?\s*$/i;
 /** The end of a transaction whose BEGIN was never sent: nothing to send either. */
 const END = /^\s*(?:commit|rollback|end|abort)\s*;?\s*$/i;
+/** The successful end of a transaction (its only statement may have committed it already). */
+const COMMIT = /^\s*(?:commit|end)\s*;?\s*$/i;
+
+/** A client that can run a transaction's only statement without its BEGIN (`PreparingClient.queryAlone`). */
+export interface AloneQueries {
+  /** Whether the transaction has sent nothing yet, so that `queryAlone` would send its statement alone. */
+  readonly sentNothing: boolean;
+  queryAlone<R>(text: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>>;
+}
+
+/** Whether `client` offers `queryAlone`. */
+export function runsAlone(client: object): client is AloneQueries {
+  return typeof (client as Partial<AloneQueries>).queryAlone === 'function';
+}
 
 /** Whether a text is eligible as a named statement at all (repetition decides the rest). */
 export function isPreparable(text: string, parameterCount: number): boolean {
@@ -181,6 +197,11 @@ class PreparingClient implements PostgresPoolClient {
    * and a transaction that ran no statement sends neither BEGIN nor COMMIT.
    */
   #beginHeld = false;
+  /**
+   * The transaction's only statement ran without BEGIN and PostgreSQL committed it (`queryAlone`):
+   * its COMMIT has nothing to send, and anything else would run outside the unit of work.
+   */
+  #committedAlone = false;
 
   constructor(
     readonly client: pg.PoolClient,
@@ -205,6 +226,16 @@ class PreparingClient implements PostgresPoolClient {
   query<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>>;
   query<R>(cursor: PostgresCursor<R>): PostgresCursor<R>;
   query(sqlOrCursor: unknown, parameters?: ReadonlyArray<unknown>): unknown {
+    if (this.#committedAlone) {
+      if (typeof sqlOrCursor === 'string' && COMMIT.test(sqlOrCursor)) {
+        this.#committedAlone = false;
+        return Promise.resolve(notSent('COMMIT'));
+      }
+      // A ROLLBACK included: what the unit of work promised would be its only statement is committed.
+      const refusal = new Error('This transaction\'s only statement has committed: nothing more can run in it, nor undo it');
+      if (typeof sqlOrCursor !== 'string') throw refusal;
+      return Promise.reject(refusal);
+    }
     // A cursor (Kysely's streaming) goes straight to pg, unnamed; a held BEGIN is queued before it
     // (pg sends queued queries in order; were BEGIN to fail, the cursor's query fails with it).
     if (typeof sqlOrCursor !== 'string') {
@@ -223,8 +254,36 @@ class PreparingClient implements PostgresPoolClient {
     return result;
   }
 
+  /**
+   * Runs `text` as its transaction's only statement when the transaction has sent nothing yet (its
+   * BEGIN is held): without BEGIN, so PostgreSQL commits it on its own and the COMMIT that follows
+   * sends nothing. The caller promises that nothing but the COMMIT follows. Failed, the statement
+   * wrote nothing, and the transaction goes on as if it had never been sent. When the transaction
+   * has already sent something (or is sending), this is an ordinary `query`.
+   */
+  get sentNothing(): boolean {
+    return this.#beginHeld && this.#inFlight === 0;
+  }
+
+  queryAlone<R>(text: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> {
+    if (!this.sentNothing) return this.query<R>(text, parameters);
+    this.#beginHeld = false;
+    this.#inFlight++;
+    return this.#execute(text, [...parameters]).then(
+      (result) => {
+        this.#committedAlone = true;
+        return result as PostgresQueryResult<R>;
+      },
+      (error: unknown) => {
+        this.#beginHeld = true;
+        throw error;
+      },
+    );
+  }
+
   release(destroy?: Error | boolean): void {
     this.#beginHeld = false;
+    this.#committedAlone = false;
     if (this.#ranDdl) {
       this.owner.schemaEpoch++; // committed (or rolled back) by now: plans made meanwhile may be stale
       this.#ranDdl = false;

@@ -12,7 +12,7 @@
  * builders (`toOperationNode`), and runs on a Kysely instance or transaction (`execute`).
  */
 import { CompiledQuery, RawNode, ValueNode, type OperationNode, type QueryExecutorProvider, type QueryResult } from 'kysely';
-import { directRunner } from './direct-statements.js';
+import { directRunner, type StatementOptions } from './direct-statements.js';
 
 const NO_VALUES: readonly unknown[] = Object.freeze([]);
 
@@ -42,9 +42,9 @@ export class SqlFragment<T = unknown> {
    * straight to its connections when it has a direct runner (`direct-statements.ts`), else through
    * Kysely's executor.
    */
-  execute(db: QueryExecutorProvider): Promise<QueryResult<T>> {
+  execute(db: QueryExecutorProvider, options?: StatementOptions): Promise<QueryResult<T>> {
     const runner = directRunner(db);
-    if (runner) return runner.run<T>(this.text, this.values);
+    if (runner) return runner.run<T>(this.text, this.values, options);
     return db.getExecutor().executeQuery<T>(this.compile() as CompiledQuery<T>);
   }
 

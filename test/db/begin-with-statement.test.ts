@@ -9,6 +9,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PreparingPool } from '../../src/db/prepared-statements.js';
 import { bareDatabase, type BareDatabase } from '../support/bare-database.js';
+import { watchRoundTrips } from '../support/direct-stack.js';
 
 let database: BareDatabase;
 let pool: pg.Pool;
@@ -22,11 +23,9 @@ let statuses: string[] = [];
 beforeAll(async () => {
   database = await bareDatabase('begin');
   pool = new pg.Pool({ connectionString: database.url, max: 1 });
-  pool.on('connect', (client) => {
-    (client as unknown as { connection: NodeJS.EventEmitter }).connection.on('readyForQuery', (message: { status: string }) => {
-      roundTrips++;
-      statuses.push(message.status);
-    });
+  watchRoundTrips(pool, (status) => {
+    roundTrips++;
+    statuses.push(status);
   });
   preparing = new PreparingPool(pool);
   db = new Kysely<any>({ dialect: new PostgresDialect({ pool: preparing }) });

@@ -3,46 +3,28 @@
  * Kysely: the same transaction for both, the same statement counts, nothing ever sent on a
  * connection after its transaction ended, and the server's errors as they were.
  */
-import { Kysely, PostgresDialect, sql as kyselySql } from 'kysely';
-import pg from 'pg';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DirectStatements, directRunner } from '../../src/db/direct-statements.js';
-import { PreparingPool } from '../../src/db/prepared-statements.js';
+import { sql as kyselySql, type Kysely } from 'kysely';
+import type pg from 'pg';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { directRunner, type DirectStatements } from '../../src/db/direct-statements.js';
 import { sql } from '../../src/db/sql-fragment.js';
-import { StatementCounter } from '../../src/db/statement-counter.js';
-import { TranslatingPool } from '../../src/db/translating-pool.js';
-import { bareDatabase, type BareDatabase } from '../support/bare-database.js';
+import type { StatementCounter } from '../../src/db/statement-counter.js';
+import { itemsDatabase } from '../support/direct-stack.js';
 
-let database: BareDatabase;
+let statements: string[] = [];
+// As the PostgreSQL engine builds an open database: pg pool → prepared statements → translation.
+const items = itemsDatabase('direct', 3, { onStatement: (text) => statements.push(text) });
 let pool: pg.Pool;
 let db: Kysely<any>;
 let direct: DirectStatements;
-const counter = new StatementCounter();
-let statements: string[] = [];
-
-beforeAll(async () => {
-  database = await bareDatabase('direct');
-  // As the PostgreSQL engine builds an open database: pg pool → prepared statements → translation.
-  pool = new pg.Pool({ connectionString: database.url, max: 3 });
-  const translating = new TranslatingPool(new PreparingPool(pool), database.name, () => {});
-  const dialect = new PostgresDialect({ pool: translating });
-  db = new Kysely<any>({ dialect, log: counter.logger });
-  direct = new DirectStatements(translating, counter, db, dialect);
-  counter.on((text) => statements.push(text));
-  await kyselySql`CREATE TABLE items (id int PRIMARY KEY, label text NOT NULL)`.execute(db);
+let counter: StatementCounter;
+beforeAll(() => {
+  ({ pool, db, direct, counter } = items.stack);
 });
-
-afterAll(async () => {
-  await db?.destroy();
-  await database?.drop();
-});
-
-beforeEach(async () => {
-  await kyselySql`TRUNCATE items`.execute(db);
+beforeEach(() => {
   statements = [];
 });
-
-const labels = async () => (await sql<{ label: string }>`SELECT label FROM items ORDER BY id`.execute(db)).rows.map((r) => r.label);
+const labels = () => items.labels();
 
 describe('direct statements', () => {
   it('a fragment on the pool runs directly, answers as Kysely does, and is counted once', async () => {
