@@ -24,6 +24,8 @@ const ALLOWED_COLUMN = '__allowed';
 export interface CreateCheck {
   /** `, <condition> AS "__allowed"`, for the INSERT's RETURNING. */
   readonly returning: SqlFragment;
+  /** The same condition, bare (true when the new row passes). */
+  readonly condition: SqlFragment;
   /** Throws the refusal `assertRecordsAllowed` would, for the rows the INSERT returned; removes the column. */
   verify(rows: readonly Record<string, unknown>[]): void;
 }
@@ -43,8 +45,10 @@ export function createCheck(meta: ModelMeta, access: AccessProfile | null): Crea
   const allowed = accessCondition(meta, 'create', scope, access);
   if (!allowed) return null;
   if (scope.aliasesUsed > 0) return undefined;
+  const condition = sql`COALESCE(${allowed}, FALSE)`;
   return {
-    returning: sql`, COALESCE(${allowed}, FALSE) AS ${sql.id(ALLOWED_COLUMN)}`,
+    returning: sql`, ${condition} AS ${sql.id(ALLOWED_COLUMN)}`,
+    condition,
     verify(rows) {
       const refused: number[] = [];
       for (const row of rows) {

@@ -41,6 +41,8 @@ export interface LinkCheckOptions {
 export interface LinkCheck {
   /** `, EXISTS (…) AS "__link_<field>"` items to append to the RETURNING list. */
   readonly returning: SqlFragment;
+  /** The same conditions, one per checked link, bare (true when the written row's link is readable). */
+  readonly conditions: readonly SqlFragment[];
   /**
    * Throws the refusal of the first given link a returned row shows unreadable, and removes the
    * check columns from the rows. `given[i]` are the values the caller gave for row `i` (one map
@@ -69,15 +71,16 @@ export function linkCheck(
     }
   }
   if (!fields.length) return null;
-  const items = fields.map((field) => {
+  const conditions = fields.map((field) => {
     const target = linkTarget(field)!;
     const scope = new QueryScope(target, currentVariables(), false);
     const readable = accessCondition(target, 'read', scope, access)!;
     const column = sql.id(meta.table, field.column!);
-    return sql`, EXISTS (SELECT 1 FROM ${scope.from()} WHERE ${sql.id(scope.alias, 'id')} = ${column} AND ${readable}) AS ${sql.id(`__link_${field.name}`)}`;
+    return sql`EXISTS (SELECT 1 FROM ${scope.from()} WHERE ${sql.id(scope.alias, 'id')} = ${column} AND ${readable})`;
   });
   return {
-    returning: sql.join(items, sql``),
+    returning: sql.join(conditions.map((condition, i) => sql`, ${condition} AS ${sql.id(`__link_${fields[i]!.name}`)}`), sql``),
+    conditions,
     verify(rows, given) {
       for (const field of fields) {
         const key = `__link_${field.name}`;

@@ -29,9 +29,12 @@ export function writeAnswer(meta: ModelMeta, id: number, record: Model | undefin
   return { id: record.id, name, display_name: record.display_name };
 }
 
-/** Creates one record from a client's values. */
+/**
+ * Creates one record from a client's values, as the whole of the caller's unit of work (the
+ * create may then commit by itself: `create-alone.ts`).
+ */
 export async function createRecord(meta: ModelMeta, body: unknown): Promise<WriteAnswer> {
-  const [record] = await createRecords(meta, [publicValues(meta, body, 'create')]);
+  const [record] = await createRecords(meta, [publicValues(meta, body, 'create')], { alone: true });
   return writeAnswer(meta, record!.id, record);
 }
 

@@ -6,6 +6,7 @@
  * confirmation itself and returns nothing unless it passes.
  */
 import type { RawBuilder } from 'kysely';
+import type { StatementOptions } from '../db/direct-statements.js';
 import { sql, type SqlFragment } from '../db/sql-fragment.js';
 import { GUARD_SQLSTATE, StaleCredential } from '../auth/request-guard.js';
 import { sqlState, translateDataError, type ConstraintDescriptions } from '../db/database-errors.js';
@@ -33,13 +34,14 @@ export async function runSql<R = Record<string, unknown>>(query: SqlFragment<R> 
  */
 export async function runGuarded<R extends Record<string, unknown>>(
   build: (guardColumn: SqlFragment | null) => SqlFragment,
+  options?: StatementOptions,
 ): Promise<R[]> {
   const env = currentEnv();
   // Fields assigned in model code are written before any statement reads or writes (flush).
   if (env.pendingWrites.size) await flushAssignments(env);
   const guard = env.guard;
-  if (!guard?.pending) return execute(env, build(null) as SqlFragment<R>);
-  const rows = await execute(env, build(sql`(SELECT ${guard.call()}) AS "__guard"`) as SqlFragment<R & { __guard?: boolean }>, true);
+  if (!guard?.pending) return execute(env, build(null) as SqlFragment<R>, false, options);
+  const rows = await execute(env, build(sql`(SELECT ${guard.call()}) AS "__guard"`) as SqlFragment<R & { __guard?: boolean }>, true, options);
   if (rows[0]?.__guard === true) guard.pending = false;
   for (const row of rows) delete row.__guard;
   return rows;
@@ -63,9 +65,9 @@ export async function settleGuard(env: Env = currentEnv()): Promise<void> {
 /** SQLSTATE of a call to a function that does not exist (the guard dropped by hand). */
 const UNDEFINED_FUNCTION = '42883';
 
-async function execute<R>(env: Env, query: SqlFragment<R> | RawBuilder<R>, guarded = false): Promise<R[]> {
+async function execute<R>(env: Env, query: SqlFragment<R> | RawBuilder<R>, guarded = false, options?: StatementOptions): Promise<R[]> {
   try {
-    const result = await query.execute(env.trx);
+    const result = await (options ? (query as SqlFragment<R>).execute(env.trx, options) : query.execute(env.trx));
     return result.rows;
   } catch (err) {
     const code = sqlState(err);

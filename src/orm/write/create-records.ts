@@ -3,6 +3,7 @@
  * where they need nothing the INSERT creates (precompute.ts), one INSERT … RETURNING for all rows,
  * ManyToMany links in one INSERT per field, OneToMany lines created or linked, setters of
  * writable computed fields, then the remaining computed fields and the records depending on them.
+ * The API's create of one record that needs nothing but its INSERT commits by itself (create-alone.ts).
  */
 import { sql, type SqlFragment } from '../../db/sql-fragment.js';
 import { currentEnv, withEnv } from '../env.js';
@@ -21,16 +22,25 @@ import { precompute, precomputableFields } from './precompute.js';
 import { selectList, type Row } from '../query/select-rows.js';
 import { columnValue, currencyOf } from './monetary-rounding.js';
 import { activeAccess, assertCompanyValues, assertRight, companyValuedFields } from '../../access/record-access.js';
-import { assertCompanyConsistency } from '../../access/company-consistency.js';
+import { assertCompanyConsistency, companyLinks } from '../../access/company-consistency.js';
 import { linkCheck } from '../../access/reference-checks.js';
 import { assertRecordsAllowed, createCheck } from '../../access/record-checks.js';
 import { prepareFileCreate } from './file-values.js';
+import { isAloneRefusal, RefusedAlone, REFUSED_COLUMN, refusingColumn } from './create-alone.js';
+import { sendsNextAlone } from '../../db/direct-statements.js';
+
+const ALONE = { alone: true } as const;
 
 export interface CreateOptions {
   /** The link to the parent a OneToMany write creates these records under (set by the write path, not the caller). */
   readonly parentLink?: Field;
   /** Per record, the bulk item it comes from: refusals name it (`item-errors.ts`). */
   readonly items?: ItemIndexes;
+  /**
+   * Nothing else runs in the caller's unit of work, before or after (the API's create of one
+   * record): when the create needs one statement, it commits by itself (`create-alone.ts`).
+   */
+  readonly alone?: boolean;
 }
 
 export async function createRecords(meta: ModelMeta, valsList: readonly Record<string, unknown>[], options: CreateOptions = {}): Promise<Model[]> {
@@ -52,7 +62,14 @@ async function guardedCreate(meta: ModelMeta, valsList: readonly Record<string, 
   const sortedList: SortedValues[] = [];
   let ids: number[] = [];
   try {
-    return await create(meta, valsList, options, sortedList, (created) => (ids = created), idsOnly);
+    try {
+      return await create(meta, valsList, options, sortedList, (created) => (ids = created), idsOnly);
+    } catch (err) {
+      if (!(err instanceof RefusedAlone)) throw err;
+      // Nothing was written: the ordinary way, in the transaction, says what refused it.
+      sortedList.length = 0;
+      return await create(meta, valsList, { ...options, alone: false }, sortedList, (created) => (ids = created), idsOnly);
+    }
   } catch (err) {
     throw attributeFailure(err, meta, ids, sortedList.map((s) => s.columns), items);
   }
@@ -121,19 +138,35 @@ async function create(
   const seen = new Set<Field>();
   for (const s of sortedList) for (const f of s.columns.keys()) seen.add(f);
   const columns = [...seen];
+  // One record, and nothing to do after its INSERT: it commits by itself (`create-alone.ts`).
+  const alone = options.alone === true && !idsOnly && sortedList.length === 1 && !files && !setterRuns && !writtenRelations.size
+    && rules !== undefined && !plan.triggered.length && plan.computedStored.every((f) => precomputed.includes(f))
+    && !companyLinks(meta).length && !env.pendingWrites.size && sendsNextAlone(env.trx);
   // Every stored column (the records are built from the rows), or, for ids only, the id and the
   // links: `collectDependents` reads a record's parent off its link (`ownersFromRows`).
   const returning = selectList(meta.table, idsOnly ? plan.idsAndLinks : plan.stored);
+  const checks = alone
+    ? refusingColumn(meta.table, [...(links?.conditions ?? []), ...(rules ? [rules.condition] : [])])
+    : sql`${links?.returning ?? sql``}${rules?.returning ?? sql``}`;
   const rowsSql = insertedRows(meta, columns, sortedList);
-  const inserted = await runGuarded<Row>((guard) => sql`INSERT INTO ${sql.table(meta.table)}
-    (${sql.join(columns.map((f) => sql.id(f.column!)))}) ${rowsSql}
-    RETURNING ${returning}${guard ? sql`, ${guard}` : sql``}${links?.returning ?? sql``}${rules?.returning ?? sql``}`);
-  // Rows come back in the order of VALUES (or of unnest): row i is record i.
-  if (links) inserted.forEach((row, i) => atItem(items?.[i], () => links.verify([row], [given[i]!])));
+  let inserted: Row[];
+  try {
+    inserted = await runGuarded<Row>((guard) => sql`INSERT INTO ${sql.table(meta.table)}
+      (${sql.join(columns.map((f) => sql.id(f.column!)))}) ${rowsSql}
+      RETURNING ${returning}${guard ? sql`, ${guard}` : sql``}${checks}`, alone ? ALONE : undefined);
+  } catch (err) {
+    throw alone && isAloneRefusal(err) ? new RefusedAlone() : err;
+  }
   const ids = inserted.map((r) => r.id as number);
   onInserted(ids);
-  if (rules) rules.verify(inserted);
-  else if (rules === undefined) await assertRecordsAllowed(meta, 'create', ids);
+  if (alone) {
+    for (const row of inserted) delete row[REFUSED_COLUMN];
+  } else {
+    // Rows come back in the order of VALUES (or of unnest): row i is record i.
+    if (links) inserted.forEach((row, i) => atItem(items?.[i], () => links.verify([row], [given[i]!])));
+    if (rules) rules.verify(inserted);
+    else if (rules === undefined) await assertRecordsAllowed(meta, 'create', ids);
+  }
   if (files) await files.finish(ids);
 
   await linkManyToMany(meta, ids, sortedList.map((s) => s.manyToMany), 'create', items);
