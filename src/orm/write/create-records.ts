@@ -86,7 +86,8 @@ async function create(
   const checkChange = meta.cls._check_change;
   if (checkChange) await atItemAsync(soleItem(items), () => checkChange.call(meta.cls, { op: 'create', vals: valsList }));
   // File fields: uploads become attachments first (file-values.ts).
-  const files = await prepareFileCreate(meta, valsList, items);
+  const uploads = prepareFileCreate(meta, valsList, items);
+  const files = uploads && (await uploads);
   if (files) valsList = files.valsList;
   const now = new Date().toISOString();
   const plan = createPlan(meta);

@@ -56,9 +56,16 @@ async function storeUploads(meta: ModelMeta, vals: Record<string, unknown>, reco
   return { vals: out, created };
 }
 
-/** Before a create: uploads become attachments; `finish` gives them their records once inserted. */
-export async function prepareFileCreate(meta: ModelMeta, valsList: readonly Record<string, unknown>[], items?: ItemIndexes) {
+/**
+ * Before a create: uploads become attachments; `finish` gives them their records once inserted.
+ * Null, without a promise to await, when the values carry no upload (most creates).
+ */
+export function prepareFileCreate(meta: ModelMeta, valsList: readonly Record<string, unknown>[], items?: ItemIndexes) {
   if (!fileFields(meta).length || !valsList.some((v) => fileFields(meta).some((f) => isUpload(v[f.name])))) return null;
+  return storeCreateUploads(meta, valsList, items);
+}
+
+async function storeCreateUploads(meta: ModelMeta, valsList: readonly Record<string, unknown>[], items?: ItemIndexes) {
   const prepared: { vals: Record<string, unknown>; created: number[] }[] = [];
   // An upload is stored per record (its bytes are its own); records without one cost nothing.
   for (const [i, vals] of valsList.entries()) prepared.push(await atItemAsync(items?.[i], () => storeUploads(meta, vals, null)));
