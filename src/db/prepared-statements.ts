@@ -254,17 +254,18 @@ class PreparingClient implements PostgresPoolClient {
     return result;
   }
 
-  /**
-   * Runs `text` as its transaction's only statement when the transaction has sent nothing yet (its
-   * BEGIN is held): without BEGIN, so PostgreSQL commits it on its own and the COMMIT that follows
-   * sends nothing. The caller promises that nothing but the COMMIT follows. Failed, the statement
-   * wrote nothing, and the transaction goes on as if it had never been sent. When the transaction
-   * has already sent something (or is sending), this is an ordinary `query`.
-   */
+  /** Whether the transaction has sent nothing yet (its BEGIN is held, nothing in flight). */
   get sentNothing(): boolean {
     return this.#beginHeld && this.#inFlight === 0;
   }
 
+  /**
+   * Runs `text` as its transaction's only statement when the transaction has sent nothing yet:
+   * without BEGIN, so PostgreSQL commits it on its own and the COMMIT that follows sends nothing.
+   * The caller promises that nothing but the COMMIT follows. Failed, the statement wrote nothing,
+   * and the transaction goes on as if it had never been sent. When the transaction has already
+   * sent something (or is sending), this is an ordinary `query`.
+   */
   queryAlone<R>(text: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> {
     if (!this.sentNothing) return this.query<R>(text, parameters);
     this.#beginHeld = false;

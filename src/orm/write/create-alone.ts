@@ -20,15 +20,15 @@ import { sql, type SqlFragment } from '../../db/sql-fragment.js';
 const REFUSED = 'ff-create-refused:';
 const INVALID_TEXT_REPRESENTATION = '22P02';
 
+/** The column `refusingColumn` adds, removed from the rows before records are built from them. */
+export const REFUSED_COLUMN = '__checked';
+
 /** The RETURNING item that fails the INSERT unless every condition holds for the written row. */
 export function refusingColumn(table: string, conditions: readonly SqlFragment[]): SqlFragment {
   if (!conditions.length) return sql``;
   return sql`, CASE WHEN ${sql.join(conditions, sql` AND `)} THEN TRUE
     ELSE (${sql.raw(`'${REFUSED}'`)} || ${sql.id(table, 'id')})::int > 0 END AS ${sql.id(REFUSED_COLUMN)}`;
 }
-
-/** The column `refusingColumn` adds, removed from the rows before records are built from them. */
-export const REFUSED_COLUMN = '__checked';
 
 /** Whether `error` (or what it was translated from) is the refusal `refusingColumn` raises. */
 export function isAloneRefusal(error: unknown): boolean {
