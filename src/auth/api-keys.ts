@@ -252,6 +252,10 @@ export interface RequestState {
   registryVersion: number;
   /** Moves with every change to rights, rules and memberships (`access/security-version.ts`). */
   securityVersion: number;
+  /** Moves with every change that could end a key's or session's validity (`credential-version.ts`). */
+  credentialVersion: number;
+  /** When the key or session expires (null: never, or no principal). */
+  expiresAt: string | Date | null;
   /** Null when the key is unknown, revoked, expired or its account deactivated. */
   principal: Principal | null;
   /** The key's scopes, which narrow its account's rights; null (or absent) = the account's rights. */
@@ -267,20 +271,21 @@ export const LAST_USED_RESOLUTION_SECONDS = 60;
  * One statement: the database's install flag and versions, and the account and scopes of the key
  * with this hash if the key is valid right now (none when `keyHash` is null). It also stamps the
  * key's `last_used_at`, at most once a minute (a worker resolves a remembered key again at least
- * that often, see `CredentialCache`).
+ * that often, see `CredentialCache`). Every column it decides on must be watched by the credential
+ * version's triggers (`credential-version.ts`), which the request guard compares.
  */
 export async function resolveApiKey(db: Kysely<any>, keyHash: string | null): Promise<RequestState> {
   const hash = keyHash ?? '';
   const { rows } = await sql<{
-    installing: boolean; registry_version: number; security_version: number; user_id: number | null; company_id: number | null; account_id: number | null;
-    scopes: unknown; guard: boolean;
+    installing: boolean; registry_version: number; security_version: number; credential_version: number; expires_at: string | Date | null;
+    user_id: number | null; company_id: number | null; account_id: number | null; scopes: unknown; guard: boolean;
   }>`WITH touched AS (
       UPDATE api_key SET last_used_at = now()
       WHERE key_hash = ${hash} AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
         AND (last_used_at IS NULL OR last_used_at < now() - make_interval(secs => ${LAST_USED_RESOLUTION_SECONDS}))
       RETURNING id)
-    SELECT s.installing, s.registry_version, s.security_version, a.user_id, a.company_id, a.id AS account_id,
-      k.scopes, ${guardsInstalled()} AS guard
+    SELECT s.installing, s.registry_version, s.security_version, s.credential_version, k.expires_at,
+      a.user_id, a.company_id, a.id AS account_id, k.scopes, ${guardsInstalled()} AS guard
     FROM ff_state s
     LEFT JOIN api_key k ON k.key_hash = ${hash} AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())
     LEFT JOIN service_account a ON a.id = k.service_account_id AND a.active IS TRUE
@@ -297,16 +302,21 @@ export interface StateRow {
   installing: boolean;
   registry_version: number;
   security_version: number;
+  credential_version: number;
+  /** The key's or session's expiry (read with the principal, so null when there is none). */
+  expires_at: string | Date | null;
   guard: boolean;
 }
 
 /** The request state of a full look-up's row (none: a database without `ff_state`'s row). */
 export function requestState(row: StateRow | undefined, principal: Principal | null): RequestState {
-  if (!row) return { installing: false, registryVersion: 0, securityVersion: 0, principal: null, guardAvailable: false };
+  if (!row) return { installing: false, registryVersion: 0, securityVersion: 0, credentialVersion: 0, expiresAt: null, principal: null, guardAvailable: false };
   return {
     installing: row.installing,
     registryVersion: row.registry_version,
     securityVersion: row.security_version,
+    credentialVersion: row.credential_version,
+    expiresAt: row.expires_at,
     principal,
     guardAvailable: row.guard,
   };

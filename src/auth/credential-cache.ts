@@ -1,17 +1,17 @@
 /**
- * What API keys resolved to on this worker (principal, access profile and the versions they were
- * read at), so a repeat request can skip the look-up round trips.
+ * What API keys and sessions resolved to on this worker (principal, access profile, and the
+ * versions and expiry they were read with), so a repeat request can skip the look-up round trips.
  * Only a hint: every request that uses an entry is checked again by the database in its first
  * statement (`request-guard.ts`), and an entry the check refuses is dropped. Keyed by database and
  * key hash (never the key); bounded, least recently used out first.
  */
 import type { AccessProfile } from '../access/access-profile.js';
-import type { Principal } from './request-guard.js';
+import type { Principal, ResolvedVersions } from './request-guard.js';
 
 export interface RememberedCredential {
   principal: Principal;
-  registryVersion: number;
-  securityVersion: number;
+  /** What the request guard compares (`credentialGuard`). */
+  versions: ResolvedVersions;
   access: AccessProfile;
 }
 

@@ -1,13 +1,16 @@
 /**
  * The request guard: how a worker may skip the per-request credential look-up without ever
- * trusting a stale answer. A worker remembers what a key resolved to (account, user, company,
- * registry version — `CredentialCache`); a later request with that key runs its first statement
- * with `ff_request_guard(…)` as an uncorrelated sub-select, which PostgreSQL evaluates once, before
- * the first row leaves the server. The function re-checks in the same snapshot exactly what the
- * full look-up checks (install flag, registry and security versions, key not revoked or expired,
- * account active and unchanged) and raises SQLSTATE `FFB00` otherwise, so the statement returns nothing and the
- * request is resolved again from scratch. Revocation therefore still takes effect on the very
- * next request, on every worker: the check is the database's, only the round trip is saved.
+ * trusting a stale answer. A worker remembers what a key or session resolved to (account, user,
+ * company, access, and the registry, security and credential versions it was read at —
+ * `CredentialCache`); a later request with it runs its first statement with
+ * `ff_request_guard(…)` as an uncorrelated sub-select, which PostgreSQL evaluates once, before the
+ * first row leaves the server. The function compares, in the same snapshot, the install flag and
+ * the three versions in `ff_state` — one row, since triggers move the credential version with
+ * every change that could end a credential's validity (`credential-version.ts`) — and the
+ * credential's expiry with the database's clock, and raises SQLSTATE `FFB00` otherwise, so the
+ * statement returns nothing and the request is resolved again from scratch. Revocation therefore
+ * still takes effect on the very next request, on every worker: the check is the database's, only
+ * the round trip is saved.
  *
  * Record writes carry it in their RETURNING clause (a refusal fails the whole statement, so the
  * write is undone). Any other statement runs the guard on its own first, and a request that ends
@@ -44,14 +47,18 @@ export class RequestGuard {
   }
 }
 
-/** The guard of a remembered API key. */
-export function apiKeyGuard(keyHash: string, p: Principal, registryVersion: number, securityVersion: number): RequestGuard {
-  return new RequestGuard(sql<boolean>`ff_request_guard(${keyHash}, ${p.serviceAccountId}::int, ${p.uid}::int, ${p.companyId}::int, ${registryVersion}::int, ${securityVersion}::int)`);
+/** The versions and expiry a credential was resolved with: what the guard compares. */
+export interface ResolvedVersions {
+  registryVersion: number;
+  securityVersion: number;
+  credentialVersion: number;
+  /** The key's or session's expiry as the database gave it; null when it never expires. */
+  expiresAt: string | Date | null;
 }
 
-/** The guard of a remembered session token. */
-export function sessionGuard(p: Principal, registryVersion: number, securityVersion: number): RequestGuard {
-  return new RequestGuard(sql<boolean>`ff_session_guard(${p.sessionId}::int, ${p.uid}::int, ${p.companyId}::int, ${registryVersion}::int, ${securityVersion}::int)`);
+/** The guard of a remembered API key or session. */
+export function credentialGuard(v: ResolvedVersions): RequestGuard {
+  return new RequestGuard(sql<boolean>`ff_request_guard(${v.registryVersion}::int, ${v.securityVersion}::int, ${v.credentialVersion}::int, ${v.expiresAt}::timestamptz)`);
 }
 
 /** Thrown when the guard refused: the remembered credential no longer holds; resolve again. */
@@ -61,66 +68,47 @@ export class StaleCredential extends Error {
   }
 }
 
-/** True (in SQL) when the database has both guard functions, so a credential may be remembered. */
+/** True (in SQL) when the database has the guard function, so a credential may be remembered. */
 export function guardsInstalled(): RawBuilder<boolean> {
-  return kyselySql<boolean>`(to_regprocedure('ff_request_guard(text,integer,integer,integer,integer,integer)') IS NOT NULL
-    AND to_regprocedure('ff_session_guard(integer,integer,integer,integer,integer)') IS NOT NULL)`;
+  return kyselySql<boolean>`(to_regprocedure('ff_request_guard(integer,integer,integer,timestamptz)') IS NOT NULL)`;
 }
 
 /**
- * The guard functions. The API key's conditions must stay those of `resolveApiKey` (a key the full
- * look-up accepts passes, any other fails). One query, so one plan, cached by PL/pgSQL per connection.
+ * The guard function. What it compares must cover every condition of `resolveApiKey` and
+ * `resolveSession`: the versions in `ff_state` stand for all of them but the expiry, which time
+ * alone changes. One query, so one plan, cached by PL/pgSQL per connection.
  */
-const GUARD_FUNCTIONS: readonly SqlFunction[] = [
-  {
-    name: 'ff_request_guard',
-    args: 'p_key_hash text, p_account integer, p_user integer, p_company integer, p_registry_version integer, p_security_version integer',
-    returns: 'boolean', volatility: 'STABLE', parallel: 'RESTRICTED',
-    body: `
+const GUARD_FUNCTION: SqlFunction = {
+  name: 'ff_request_guard',
+  args: 'p_registry_version integer, p_security_version integer, p_credential_version integer, p_expires_at timestamp with time zone',
+  returns: 'boolean', volatility: 'STABLE', parallel: 'RESTRICTED',
+  body: `
     BEGIN
-      PERFORM 1
-        FROM ff_state s, api_key k JOIN service_account a ON a.id = k.service_account_id
+      PERFORM 1 FROM ff_state s
         WHERE s.id = 1 AND NOT s.installing AND s.registry_version = p_registry_version
-          AND s.security_version = p_security_version
-          AND k.key_hash = p_key_hash AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())
-          AND a.id = p_account AND a.active IS TRUE AND a.user_id = p_user
-          AND a.company_id IS NOT DISTINCT FROM p_company;
-      IF NOT FOUND THEN
+          AND s.security_version = p_security_version AND s.credential_version = p_credential_version;
+      IF NOT FOUND OR p_expires_at <= now() THEN
         RAISE EXCEPTION 'request credential or state changed' USING ERRCODE = 'FFB00';
       END IF;
       RETURN true;
     END
     `,
-  },
-  {
-    // The same for a session token: its conditions must stay those of `resolveSession`.
-    name: 'ff_session_guard',
-    args: 'p_session integer, p_user integer, p_company integer, p_registry_version integer, p_security_version integer',
-    returns: 'boolean', volatility: 'STABLE', parallel: 'RESTRICTED',
-    body: `
-    BEGIN
-      PERFORM 1
-        FROM ff_state s, auth_session a JOIN "user" u ON u.id = a.user_id
-        WHERE s.id = 1 AND NOT s.installing AND s.registry_version = p_registry_version
-          AND s.security_version = p_security_version
-          AND a.id = p_session AND a.revoked_at IS NULL AND a.expires_at > now()
-          AND u.id = p_user AND u.active IS TRUE AND u.company_id IS NOT DISTINCT FROM p_company;
-      IF NOT FOUND THEN
-        RAISE EXCEPTION 'request credential or state changed' USING ERRCODE = 'FFB00';
-      END IF;
-      RETURN true;
-    END
-    `,
-  },
+};
+
+/** Signatures of earlier guards: each read the key or session, its account and user itself. */
+const EARLIER_GUARDS = [
+  'ff_request_guard(text, integer, integer, integer, integer)',
+  'ff_request_guard(text, integer, integer, integer, integer, integer)',
+  'ff_session_guard(integer, integer, integer, integer, integer)',
 ];
 
 /**
- * Creates the guard functions, or replaces them, only where the catalog differs from the
- * definitions above: every request calls them, so an upgrade that did not change them leaves them
- * alone (`db/sql-functions.ts`).
+ * Creates the guard function, or replaces it, only where the catalog differs from the definition
+ * above: every request calls it, so an upgrade that did not change it leaves it alone
+ * (`db/sql-functions.ts`). Earlier guards are dropped: a worker of an older version finds none
+ * of its own any more and resolves every request in full.
  */
 export async function installRequestGuard(db: Kysely<any>): Promise<void> {
-  // The signature of the first version (before the security version), if a database has it.
-  await dropFunctionIfPresent(db, 'ff_request_guard(text, integer, integer, integer, integer)');
-  await ensureFunctions(db, GUARD_FUNCTIONS);
+  for (const signature of EARLIER_GUARDS) await dropFunctionIfPresent(db, signature);
+  await ensureFunctions(db, [GUARD_FUNCTION]);
 }

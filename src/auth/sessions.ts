@@ -149,13 +149,15 @@ export async function verifyAccessToken(token: string, dbName: string, secret: s
 
 /**
  * One statement, like `resolveApiKey`: the install flag and versions, and the session's user if
- * the session is open and the user active. Its conditions must stay those of `ff_session_guard`.
+ * the session is open and the user active. Every column it decides on must be watched by the
+ * credential version's triggers (`credential-version.ts`), which the request guard compares.
  */
 export async function resolveSession(db: Kysely<any>, sessionId: number, uid: number): Promise<RequestState> {
   const { rows } = await sql<{
-    installing: boolean; registry_version: number; security_version: number; user_id: number | null; company_id: number | null; guard: boolean;
-  }>`SELECT s.installing, s.registry_version, s.security_version, u.id AS user_id, u.company_id,
-      ${guardsInstalled()} AS guard
+    installing: boolean; registry_version: number; security_version: number; credential_version: number; expires_at: string | Date | null;
+    user_id: number | null; company_id: number | null; guard: boolean;
+  }>`SELECT s.installing, s.registry_version, s.security_version, s.credential_version, a.expires_at,
+      u.id AS user_id, u.company_id, ${guardsInstalled()} AS guard
     FROM ff_state s
     LEFT JOIN auth_session a ON a.id = ${sessionId} AND a.user_id = ${uid} AND a.revoked_at IS NULL AND a.expires_at > now()
     LEFT JOIN "user" u ON u.id = a.user_id AND u.active IS TRUE

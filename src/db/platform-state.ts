@@ -17,9 +17,10 @@ export interface PlatformState {
  * transaction still reading it, at every install.
  */
 export async function ensurePlatformState(db: Kysely<any>): Promise<void> {
-  const { rows: [present] } = await sql<{ table: boolean; security_version: boolean }>`
+  const { rows: [present] } = await sql<{ table: boolean; security_version: boolean; credential_version: boolean }>`
     SELECT to_regclass('public.ff_state') IS NOT NULL AS table,
-      EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('public.ff_state') AND attname = 'security_version' AND NOT attisdropped) AS security_version`.execute(db);
+      EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('public.ff_state') AND attname = 'security_version' AND NOT attisdropped) AS security_version,
+      EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('public.ff_state') AND attname = 'credential_version' AND NOT attisdropped) AS credential_version`.execute(db);
   if (!present?.table) {
     await sql`CREATE TABLE IF NOT EXISTS ff_state (
       id integer PRIMARY KEY CHECK (id = 1),
@@ -30,6 +31,10 @@ export async function ensurePlatformState(db: Kysely<any>): Promise<void> {
   // Moved by triggers on rights, rules and memberships (access/security-version.ts).
   if (!present?.security_version) {
     await sql`ALTER TABLE ff_state ADD COLUMN IF NOT EXISTS security_version integer NOT NULL DEFAULT 0`.execute(db);
+  }
+  // Moved by triggers on keys, accounts, sessions and users (auth/credential-version.ts).
+  if (!present?.credential_version) {
+    await sql`ALTER TABLE ff_state ADD COLUMN IF NOT EXISTS credential_version integer NOT NULL DEFAULT 0`.execute(db);
   }
   const { rows } = await sql`SELECT 1 FROM ff_state WHERE id = 1`.execute(db);
   if (!rows.length) await sql`INSERT INTO ff_state (id) VALUES (1) ON CONFLICT (id) DO NOTHING`.execute(db);

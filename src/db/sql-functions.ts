@@ -1,5 +1,5 @@
 /**
- * The platform's own SQL functions (the request guards, the security-version trigger function),
+ * The platform's own SQL functions (the request guard, the counters' trigger functions),
  * created only when missing or different. `CREATE OR REPLACE FUNCTION` on every install would
  * rewrite the function's catalog row while every request calls it, and an install must change
  * nothing it does not need to: the catalog (`pg_proc`) is compared first, one query for all of them.

@@ -7,11 +7,11 @@
  * api_key`. Taking each table's strongest lock first, in one order, means an install never
  * upgrades a lock it holds, and never waits on a table while holding one a request needs first.
  *
- * The order: every other table by name, then the tables the credential checks read, in the order
- * they read them (`ff_state`, `api_key`, `service_account`; `auth_session`, `user`). A request's
- * first statement locks its own table and then, through the request guard, the credential
- * tables; locking those last means the install never holds a credential table while it waits for
- * a request's table. What no order can rule out (two statements joining the same tables in
+ * The order: every other table by name, then the tables the full credential look-ups read, in the
+ * order they read them (`ff_state`, `api_key`, `service_account`; `auth_session`, `user`). A
+ * request's look-up locks the credential tables before its own statements lock their tables;
+ * locking those last means the install never holds a credential table while it waits for a
+ * request's table. What no order can rule out (two statements joining the same tables in
  * opposite orders) the installer's short lock timeout and retry settle.
  */
 import { sql, type Kysely } from 'kysely';

@@ -17,7 +17,7 @@ import { loadAccessProfile, narrowToScopes, type AccessProfile } from '../access
 import { resolveApiKey, API_KEY_PREFIX, hashApiKey } from '../auth/api-keys.js';
 import { CSRF_HEADER, csrfTokenMatches } from '../auth/csrf.js';
 import { CredentialCache } from '../auth/credential-cache.js';
-import { apiKeyGuard, sessionGuard, StaleCredential, type Principal, type RequestGuard } from '../auth/request-guard.js';
+import { credentialGuard, StaleCredential, type Principal, type RequestGuard } from '../auth/request-guard.js';
 import { hashToken, resolveSession, verifyAccessToken } from '../auth/sessions.js';
 import type { TenantDatabase } from '../db/engine.js';
 import type { FileService } from '../files/file-service.js';
@@ -122,8 +122,9 @@ export function apiContextHook(platform: Platform, selector: DatabaseSelector) {
       const { uid, companyId, serviceAccountId } = state.principal;
       const access = narrowToScopes(await loadAccessProfile(db.kysely, registry, { uid, serviceAccountId }), state.scopes);
       if (rememberAs && state.guardAvailable) {
+        const { registryVersion, securityVersion, credentialVersion, expiresAt } = state;
         remembered.set(dbName, rememberAs, {
-          principal: state.principal, registryVersion: state.registryVersion, securityVersion: state.securityVersion, access,
+          principal: state.principal, versions: { registryVersion, securityVersion, credentialVersion, expiresAt }, access,
         });
       }
       return {
@@ -133,15 +134,13 @@ export function apiContextHook(platform: Platform, selector: DatabaseSelector) {
     };
 
     const known = rememberAs && req.routeOptions.config?.unitOfWork ? remembered.get(dbName, rememberAs) : undefined;
-    const registry = known && platform.loadedRegistry(dbName, known.registryVersion);
+    const registry = known && platform.loadedRegistry(dbName, known.versions.registryVersion);
     if (rememberAs && known && registry) {
-      const { principal, registryVersion, securityVersion } = known;
+      const { principal } = known;
       req.ff = {
         dbName, db, registry: await registry, files: platform.files, bus: platform.bus, changeFeed: platform.changeFeed, uid: principal.uid, companyId: principal.companyId,
         access: known.access, principal, keyHash,
-        guard: keyHash
-          ? apiKeyGuard(keyHash, principal, registryVersion, securityVersion)
-          : sessionGuard(principal, registryVersion, securityVersion),
+        guard: credentialGuard(known.versions),
         resolveAgain: () => {
           remembered.delete(dbName, rememberAs);
           return resolve();

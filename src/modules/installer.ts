@@ -12,6 +12,7 @@ import type { FileService } from '../files/file-service.js';
 import { planSchema } from './schema-sync.js';
 import { lockTables, mergeLocks } from '../db/table-locks.js';
 import { planSecurityTriggers } from '../access/security-version.js';
+import { planCredentialTriggers } from '../auth/credential-version.js';
 import { ensureAltchaStore } from '../auth/altcha.js';
 import { activeLanguages, loadTranslations, SOURCE_LANGUAGE } from '../i18n/translations.js';
 import { installRequestGuard } from '../auth/request-guard.js';
@@ -61,11 +62,13 @@ export async function installModules(
     // then locked at once, in one order (`db/table-locks.ts`), before the first change. An upgrade
     // that changes neither plans nothing and takes no table lock.
     const schema = await planSchema(trx, registry);
-    const triggers = await planSecurityTriggers(trx, registry, schema.created);
-    await lockTables(trx, mergeLocks(schema.locks, triggers.locks), credentialTables(registry));
+    const security = await planSecurityTriggers(trx, registry, schema.created);
+    const credential = await planCredentialTriggers(trx, registry, schema.created);
+    await lockTables(trx, mergeLocks(schema.locks, security.locks, credential.locks), credentialTables(registry));
     const warnings = await schema.apply();
     await installRequestGuard(trx);
-    await triggers.apply();
+    await security.apply();
+    await credential.apply();
     await ensureAltchaStore(trx);
     const fresh = order.filter((id) => !before.includes(id));
     const reload = order.filter((id) => fresh.includes(id) || (request.update ?? []).includes(id));
@@ -83,9 +86,9 @@ export async function installModules(
 }
 
 /**
- * The tables the credential checks read, in the order they read them (`resolveApiKey` and the API
- * key guard: `api_key`, `service_account`; `resolveSession` and the session guard: `auth_session`,
- * `user`): locked after every other table, see `db/table-locks.ts`.
+ * The tables the full credential look-ups read, in the order they read them (`resolveApiKey`:
+ * `api_key`, `service_account`; `resolveSession`: `auth_session`, `user`): locked after every other
+ * table, see `db/table-locks.ts`.
  */
 function credentialTables(registry: Registry): string[] {
   return ['ApiKey', 'ServiceAccount', 'AuthSession', 'User'].filter((m) => registry.has(m)).map((m) => registry.meta(m).table);

@@ -1,6 +1,7 @@
 /**
- * A worker remembers what an API key resolved to and skips the look-up round trip, but the
- * database confirms the key in the request's first statement (`auth/request-guard.ts`). These
+ * A worker remembers what an API key or session resolved to and skips the look-up round trip, but
+ * the database confirms it in the request's first statement (`auth/request-guard.ts`), comparing
+ * the credential version that triggers move (`auth/credential-version.ts`). These
  * tests warm a key on a worker, change the world behind its back, and check that the very next
  * request through that worker gets exactly the answer the full look-up gives: revoked, expired,
  * deactivated → 401 (even for requests that would fail or read nothing); installing → 503; a new
@@ -13,6 +14,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServiceAccountKey } from '../../src/auth/api-keys.js';
 import { installRequestGuard } from '../../src/auth/request-guard.js';
+import { openSession } from '../../src/auth/sessions.js';
 import { bumpRegistryVersion, setInstalling } from '../../src/db/platform-state.js';
 import { buildApp } from '../../src/http/app.js';
 import { Contact } from '../../modules/contacts/models/contact.js';
@@ -198,6 +200,60 @@ describe('remembered credentials', () => {
     expect((written?.created_by as { id: number } | null)?.id).toBe(other.id);
   });
 
+  it('a remembered key is refused after a revocation written in plain SQL, outside the ORM', async () => {
+    const { key, apiKeyId } = await warmKey();
+    const db = await t.platform.database(t.name);
+    await sql`UPDATE api_key SET revoked_at = now() WHERE id = ${apiKeyId}`.execute(db.kysely);
+    for (const w of workers) {
+      const res = await call(w, key, 'POST', '/api/query/Contact', { fields: ['name'], limit: 1 });
+      expect(res.statusCode).toBe(401);
+      expect(res.json()).toEqual(INVALID);
+    }
+  });
+
+  it('a remembered session ended by a logout on another worker is refused on the next request', async () => {
+    const uid = await t.run(async () => (await User.query({ email: 'admin@example.com' }).ids())[0]
+      ?? (await User.query().order_by('id ASC').limit(1).ids())[0]!);
+    const tokens = await t.run(() => openSession(uid, { dbName: t.name, secret: t.platform.secret, sessionHours: 1 }));
+    for (const w of workers) {
+      for (let i = 0; i < 2; i++) expect((await call(w, tokens.access_token, 'POST', '/api/query/Contact', { limit: 1 })).statusCode).toBe(200);
+    }
+    // Remembered on worker 0: one guarded statement.
+    const counted = await t.countStatements(() => call(workers[0]!, tokens.access_token, 'POST', '/api/query/Contact', { limit: 1 }));
+    expect(counted.count, counted.statements.join('\n')).toBe(1);
+    expect(counted.statements[0]).toContain('ff_request_guard(');
+    const out = await workers[1]!.inject({
+      method: 'POST', url: '/auth/logout', headers: { authorization: `Bearer ${tokens.access_token}`, 'x-db-name': t.name, 'content-type': 'application/json' }, payload: '{}',
+    });
+    expect(out.statusCode, out.body).toBe(200);
+    const res = await call(workers[0]!, tokens.access_token, 'POST', '/api/query/Contact', { limit: 1 });
+    expect(res.statusCode).toBe(401);
+    expect(res.json()).toEqual(INVALID);
+  });
+
+  it('the guard reads one row: a change to another credential costs a remembered key one full look-up, and it is served', async () => {
+    const { key } = await warmKey();
+    const other = await newKey();
+    const db = await t.platform.database(t.name);
+    const version = async () => (await sql<{ v: number }>`SELECT credential_version AS v FROM ff_state`.execute(db.kysely)).rows[0]!.v;
+    const before = await version();
+    await t.run(() => ApiKey.query({ id: other.apiKeyId }).update({ revoked_at: new Date().toISOString() }));
+    expect(await version()).toBe(before + 1);
+    const counted = await t.countStatements(async () => {
+      const res = await call(workers[0]!, key, 'POST', '/api/query/Contact', { fields: ['name'], limit: 1 });
+      expect(res.statusCode, res.body).toBe(200);
+    });
+    // The refused guarded SELECT, the full look-up (with the access profile), the SELECT again.
+    expect(counted.statements[0]).toMatch(/ff_request_guard\(\$\d+::int, \$\d+::int, \$\d+::int, \$\d+::timestamptz\)/);
+    expect(counted.statements[1]).toMatch(/^WITH touched AS \(\s*UPDATE api_key/);
+    expect(counted.statements.filter((s) => /^WITH touched AS/.test(s)), counted.statements.join('\n')).toHaveLength(1);
+    expect(counted.statements.filter((s) => s.includes('(SELECT ff_request_guard('))).toHaveLength(1);
+    expect(counted.statements.at(-1)).toMatch(/FROM "contact"/);
+    // Remembered again, at the new version.
+    const next = await t.countStatements(() => call(workers[0]!, key, 'POST', '/api/query/Contact', { limit: 1 }));
+    expect(next.count, next.statements.join('\n')).toBe(1);
+  });
+
   it('a database that starts installing answers 503 to a remembered key, and serves it again afterwards', async () => {
     const { key } = await warmKey();
     const db = await t.platform.database(t.name);
@@ -243,7 +299,7 @@ describe('remembered credentials', () => {
     try {
       // Remembered first, then the function disappears behind the worker's back.
       expect((await call(worker, key, 'POST', '/api/query/Contact', {})).statusCode).toBe(200);
-      await sql`DROP FUNCTION ff_request_guard(text, integer, integer, integer, integer, integer)`.execute(db.kysely);
+      await sql`DROP FUNCTION ff_request_guard(integer, integer, integer, timestamptz)`.execute(db.kysely);
       for (let i = 0; i < 2; i++) {
         const counted = await t.countStatements(async () => {
           const res = await call(worker, key, 'POST', '/api/query/Contact', { limit: 1 });

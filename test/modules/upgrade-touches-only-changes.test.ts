@@ -70,8 +70,9 @@ describe('an upgrade touches only what changed', () => {
 
   it('puts back a dropped trigger, a changed guard function and a dropped index — and only those', async () => {
     await sql`DROP TRIGGER ff_security_version ON api_key`.execute(kdb);
+    await sql`DROP TRIGGER ff_credential_version ON auth_session`.execute(kdb);
     await sql`CREATE OR REPLACE FUNCTION ff_request_guard(
-        p_key_hash text, p_account integer, p_user integer, p_company integer, p_registry_version integer, p_security_version integer)
+        p_registry_version integer, p_security_version integer, p_credential_version integer, p_expires_at timestamptz)
       RETURNS boolean LANGUAGE plpgsql STABLE PARALLEL RESTRICTED AS $f$ BEGIN RETURN true; END $f$`.execute(kdb);
     await sql`DROP INDEX sale_order_date_order_idx`.execute(kdb);
 
@@ -80,16 +81,19 @@ describe('an upgrade touches only what changed', () => {
     expect(changes).toEqual([
       'LOCK TABLE "sale_order" IN SHARE ROW EXCLUSIVE MODE',
       'LOCK TABLE "api_key" IN SHARE ROW EXCLUSIVE MODE',
+      'LOCK TABLE "auth_session" IN SHARE ROW EXCLUSIVE MODE',
       'CREATE INDEX "sale_order_date_order_idx" ON "sale_order" ("date_order")',
       expect.stringMatching(/^CREATE OR REPLACE FUNCTION ff_request_guard\(/),
       expect.stringMatching(/^CREATE TRIGGER ff_security_version AFTER UPDATE OF "scopes" ON "api_key"/),
+      expect.stringMatching(/^CREATE TRIGGER ff_credential_version AFTER UPDATE OF "revoked_at", "expires_at", "user_id" OR DELETE/),
     ]);
 
-    const { rows: [state] } = await sql<{ trigger: boolean; guard: string; index: boolean }>`
+    const { rows: [state] } = await sql<{ trigger: boolean; credential: boolean; guard: string; index: boolean }>`
       SELECT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'ff_security_version' AND tgrelid = 'api_key'::regclass) AS trigger,
+        EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'ff_credential_version' AND tgrelid = 'auth_session'::regclass) AS credential,
         (SELECT prosrc FROM pg_proc WHERE proname = 'ff_request_guard') AS guard,
         to_regclass('sale_order_date_order_idx') IS NOT NULL AS index`.execute(kdb);
-    expect(state).toMatchObject({ trigger: true, index: true });
+    expect(state).toMatchObject({ trigger: true, credential: true, index: true });
     expect(state!.guard).toContain('NOT s.installing');
     // Put back, the next upgrade has nothing to do again.
     const again = await t.countStatements(() => t.platform.install(t.name, { update: ['sales'] }));
