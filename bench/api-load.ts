@@ -75,7 +75,7 @@ export async function startServer(key: ServerKey, env: Record<string, string>, b
  * whose idle backends then count in its rounds (next to nothing).
  */
 export async function startBaselineFieldforge(root: string, env: Record<string, string>): Promise<Server> {
-  const { child, port } = await startServerProcess('bench/fieldforge-server.ts', env, [], root);
+  const { child, port } = await startServerProcess('bench/fieldforge-server.ts', env, [], root, process.env.BENCH_BASELINE_NODE_ARGS ?? process.env.BENCH_FF_NODE_ARGS);
   return { key: 'bare', label: 'FF baseline', child, port, appName: 'fieldforge' };
 }
 

@@ -17,7 +17,8 @@
  * BENCH_PROFILE_DIR (keep the raw profiles), BENCH_CASES (shapes, e.g. `list,count`, or run.ts's
  * letters a–d for the same four) and BENCH_KEYS (`admin,clerk`). BENCH_BASELINE_ROOT=<another
  * checkout>: FieldForge as built there takes the bare server's place, an A/B of two versions in
- * one run (the ratios are then new ÷ old).
+ * one run (the ratios are then new ÷ old); BENCH_BASELINE_NODE_ARGS gives the baseline node flags
+ * of its own (with BENCH_BASELINE_ROOT=. an A/B of two sets of flags on one build).
  */
 import { writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';

@@ -19,12 +19,12 @@ export interface ServerProcess {
  * How `fieldforge` runs node: the variables and flags of its shebang (`#!/usr/bin/env -S
  * MALLOC_ARENA_MAX=2 node --max-semi-space-size=4`), which `npm start` repeats. The benches'
  * FieldForge server gets them too, so it is measured as people run it; BENCH_FF_NODE_ARGS replaces
- * the flags (`BENCH_FF_NODE_ARGS=' '` for none).
+ * the flags (`BENCH_FF_NODE_ARGS=' '` for none), and BENCH_BASELINE_NODE_ARGS those of an A/B's
+ * baseline (`startBaselineFieldforge`), so two sets of flags can be compared on one build.
  */
-export function fieldforgeLaunch(): { flags: string[]; env: Record<string, string> } {
+export function fieldforgeLaunch(override = process.env.BENCH_FF_NODE_ARGS): { flags: string[]; env: Record<string, string> } {
   const shebang = readFileSync(join(ROOT, 'bin', 'fieldforge.js'), 'utf8').split('\n', 1)[0]!.split(/\s+/);
   const env = Object.fromEntries(shebang.filter((word) => /^[A-Z_]+=/.test(word)).map((word) => word.split('=', 2) as [string, string]));
-  const override = process.env.BENCH_FF_NODE_ARGS;
   const flags = override !== undefined ? override.split(/\s+/).filter(Boolean) : shebang.filter((word) => word.startsWith('--'));
   return { flags, env };
 }
@@ -34,9 +34,11 @@ export function fieldforgeLaunch(): { flags: string[]; env: Record<string, strin
  * for its ready line. FieldForge's bench server runs as `fieldforgeLaunch()` says, its flags before
  * `nodeArgs`.
  */
-export async function startServerProcess(script: string, env: Record<string, string>, nodeArgs: string[] = [], root = ROOT): Promise<ServerProcess> {
+export async function startServerProcess(
+  script: string, env: Record<string, string>, nodeArgs: string[] = [], root = ROOT, flags = process.env.BENCH_FF_NODE_ARGS,
+): Promise<ServerProcess> {
   const label = script.replace(/^bench\/|\.ts$/g, '');
-  const launch = script === 'bench/fieldforge-server.ts' ? fieldforgeLaunch() : { flags: [], env: {} };
+  const launch = script === 'bench/fieldforge-server.ts' ? fieldforgeLaunch(flags) : { flags: [], env: {} };
   const child = spawn(process.execPath, [...launch.flags, ...nodeArgs, '--import', 'tsx', script], {
     cwd: root, env: { ...process.env, ...launch.env, PORT: '0', NODE_ENV: 'production', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -48,8 +48,8 @@ async function release(t: TestDatabase): Promise<void> {
 
 const count = (text: string) => output.split(text).length - 1;
 
-/** The node flag `fieldforge` and `npm start` run with (bin/fieldforge.js, docs/decisions.md). */
-const YOUNG_GENERATION_FLAG = '--max-semi-space-size=4';
+/** The node flags `fieldforge` and `npm start` run with (bin/fieldforge.js, docs/decisions.md). */
+const NODE_FLAGS = ['--max-semi-space-size=4', '--single-threaded-gc'];
 
 /** A process's command line, from /proc. */
 async function commandLine(pid: number): Promise<string[]> {
@@ -102,16 +102,16 @@ afterAll(async () => {
 });
 
 describe('serve with many databases in the cluster', () => {
-  it('runs, as `npx fieldforge` and `npm start` do, with the young generation and the malloc arenas bounded', async () => {
+  it('runs, as `npx fieldforge` and `npm start` do, with the young generation and the malloc arenas bounded, and one GC thread', async () => {
     // The shebang runs node with the flag: the serving process's own command line carries it.
     const line = await commandLine(child!.pid!);
     expect(line[0]).toMatch(/node$/);
-    expect(line).toContain(YOUNG_GENERATION_FLAG);
+    for (const flag of NODE_FLAGS) expect(line).toContain(flag);
     // And glibc's malloc arenas bounded, from the same shebang.
     const environment = (await readFile(`/proc/${child!.pid!}/environ`, 'utf8')).split('\0');
     expect(environment).toContain('MALLOC_ARENA_MAX=2');
     const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
-    expect(pkg.scripts.start).toBe(`MALLOC_ARENA_MAX=2 node ${YOUNG_GENERATION_FLAG} bin/fieldforge.js serve`);
+    expect(pkg.scripts.start).toBe(`MALLOC_ARENA_MAX=2 node ${NODE_FLAGS.join(' ')} bin/fieldforge.js serve`);
   });
 
   it('opens none of them at start and leaves their flags and marks alone', async () => {
@@ -163,12 +163,12 @@ describe('serve with many databases in the cluster', () => {
       }
       expect(await sessionsOn(untouched.name)).toBe(0);
       expect(out).not.toContain(untouched.name);
-      // The workers run with the primary's node flags (the shebang's young-generation bound).
+      // The workers run with the primary's node flags (the shebang's young generation and GC).
       // Node children only: run from its sources, the primary also has tsx's esbuild service.
       const forked: number[] = [];
       for (const pid of await childrenOf(workers.pid!)) if ((await commandLine(pid))[0]?.endsWith('node')) forked.push(pid);
       expect(forked).toHaveLength(2);
-      for (const pid of forked) expect(await commandLine(pid)).toContain(YOUNG_GENERATION_FLAG);
+      for (const pid of forked) for (const flag of NODE_FLAGS) expect(await commandLine(pid)).toContain(flag);
     } finally {
       const exited = new Promise((resolve) => workers.once('exit', resolve));
       process.kill(-workers.pid!, 'SIGKILL');
