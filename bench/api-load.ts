@@ -65,7 +65,9 @@ export function log(msg: string): void {
 
 /** Starts FieldForge (bench/fieldforge-server.ts) or a bare server (`bareScript`). */
 export async function startServer(key: ServerKey, env: Record<string, string>, bareScript = 'bench/bare-server.ts'): Promise<Server> {
-  const { child, port } = await startServerProcess(key === 'fieldforge' ? 'bench/fieldforge-server.ts' : bareScript, env);
+  // BENCH_BARE_NODE_ARGS: node flags for the bare server (none by default), e.g. FieldForge's own.
+  const bareArgs = key === 'fieldforge' ? [] : (process.env.BENCH_BARE_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  const { child, port } = await startServerProcess(key === 'fieldforge' ? 'bench/fieldforge-server.ts' : bareScript, env, bareArgs);
   return { key, label: key === 'fieldforge' ? 'FieldForge' : 'bare http+pg', child, port, appName: key === 'fieldforge' ? 'fieldforge' : 'ffbench-bare' };
 }
 
