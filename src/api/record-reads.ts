@@ -1,12 +1,14 @@
 /**
  * Reading records as a client asks (spec §4.2, §4.3, §4.7 name_search): the operations behind
  * `/api/query`, `/api/fetch` and `/api/name_search`, for every entry point (HTTP, the socket, the
- * CLI). Everything goes through a queryset restricted to public fields, so rights, record rules,
- * company isolation and the archivable default hold.
+ * CLI). Everything goes through a queryset restricted to public fields (or, for a fetch, the
+ * statement such a queryset builds, compiled once), so rights, record rules, company isolation and
+ * the archivable default hold.
  */
 import { NotFound } from '../errors.js';
 import type { ModelMeta } from '../orm/model-meta.js';
 import { QuerySet, type AggregateFunction } from '../orm/queryset.js';
+import { readById } from '../orm/read/read-by-id.js';
 
 /** Default page size of a query, and the largest a client may ask for. */
 export const DEFAULT_LIMIT = 80;
@@ -57,8 +59,9 @@ export async function queryRecords(meta: ModelMeta, params: QueryParams): Promis
 
 /** One record along `fields` (archived ones too); `NotFound` when it does not exist for the caller. */
 export async function fetchRecord(meta: ModelMeta, id: number, fields?: readonly string[]): Promise<Record<string, unknown>> {
-  // One row at most: ordered by its key alone, not the model's default order (which may join).
-  const [record] = await new QuerySet(meta).public_only().with_archived().filter({ id }).order_by('id ASC').read(fields);
+  // One row at most, ordered by its key alone (not the model's default order, which may join); the
+  // statement is compiled once per caller and field list (`readById`).
+  const record = await readById(meta, id, fields, true);
   if (!record) throw new NotFound(`${meta.name} ${id} does not exist`);
   return record;
 }

@@ -18,6 +18,9 @@ const NO_VALUES: readonly unknown[] = Object.freeze([]);
 
 /** `T`: the row type `execute` answers (as Kysely's `sql<T>`); never checked, like Kysely's. */
 export class SqlFragment<T = unknown> {
+  /** The text, once asked for: one string object, whose hash V8 keeps (statement names are looked up by it). */
+  #text: string | undefined = undefined;
+
   /**
    * `strings.length === values.length + 1`: the statement is strings[0], $1, strings[1], $2, …
    * Never mutated once built.
@@ -26,10 +29,19 @@ export class SqlFragment<T = unknown> {
 
   /** The text with `$1…$n` placeholders, in the order of `values`. */
   get text(): string {
+    if (this.#text !== undefined) return this.#text;
     const { strings } = this;
     let text = strings[0]!;
     for (let i = 1; i < strings.length; i++) text += `$${i}${strings[i]!}`;
-    return text;
+    return (this.#text = text);
+  }
+
+  /** The same statement with other values (as many): its text is this one's, not built again. */
+  withValues(values: readonly unknown[]): SqlFragment<T> {
+    if (values.length !== this.values.length) throw new Error(`expected ${this.values.length} values, got ${values.length}`);
+    const fragment = new SqlFragment<T>(this.strings, values);
+    fragment.#text = this.text;
+    return fragment;
   }
 
   /** As a Kysely compiled query (the form its executors and `log` option see). */

@@ -51,7 +51,12 @@ export async function runGuarded<R extends Record<string, unknown>>(
 export function runSelect<R extends Record<string, unknown> = Record<string, unknown>>(
   columns: SqlFragment, rest: SqlFragment,
 ): Promise<R[]> {
-  return runGuarded<R>((guard) => (guard ? sql`SELECT ${columns}, ${guard} ${rest}` : sql`SELECT ${columns} ${rest}`));
+  return runGuarded<R>((guard) => selectStatementText(columns, guard, rest));
+}
+
+/** The statement `runSelect` sends: the guard's column, when there is one, after the others. */
+export function selectStatementText(columns: SqlFragment, guard: SqlFragment | null, rest: SqlFragment): SqlFragment {
+  return guard ? sql`SELECT ${columns}, ${guard} ${rest}` : sql`SELECT ${columns} ${rest}`;
 }
 
 /** Confirms a pending request guard with a statement of its own (throws `StaleCredential`). */

@@ -37,7 +37,8 @@ export interface SelectPlan {
   readonly where: Sql;
 }
 
-export function currentVariables(): QueryVariables {
+/** The variables filters may name, for the current env; `onClock` is told when `today` or `now` is read. */
+export function currentVariables(onClock?: () => void): QueryVariables {
   const env = currentEnv();
   return {
     user_id: env.uid,
@@ -45,20 +46,25 @@ export function currentVariables(): QueryVariables {
     company_ids: env.companyIds,
     // Computed only when a filter names them: most queries never do.
     get today() {
+      onClock?.();
       return todayIso();
     },
     get now() {
+      onClock?.();
       return new Date().toISOString();
     },
   };
 }
 
+/** The scope of a query's root model, restricted by what the acting principal may read. */
+export function rootScope(meta: ModelMeta, publicOnly: boolean, variables: QueryVariables = currentVariables()): QueryScope {
+  const scope = new QueryScope(meta, variables, publicOnly);
+  scope.access = activeAccess();
+  return scope;
+}
+
 /** Compiles the row-selecting part of a query (joins are collected into `scope`). */
-export function planSelect(meta: ModelMeta, state: QueryState, scope?: QueryScope): SelectPlan {
-  if (!scope) {
-    scope = new QueryScope(meta, currentVariables(), state.publicOnly);
-    scope.access = activeAccess();
-  }
+export function planSelect(meta: ModelMeta, state: QueryState, scope: QueryScope = rootScope(meta, state.publicOnly)): SelectPlan {
   const conditions: Sql[] = state.filters.map((f) => compileFilter(f, scope));
   if (meta.isArchivable && state.activeTest && !state.filters.some((f) => filterMentions(f, 'active'))) {
     conditions.push(sql`${sql.id(scope.alias, 'active')} IS TRUE`);

@@ -38,10 +38,16 @@ export function withRecName(meta: ModelMeta, fields: Iterable<Field>): Field[] {
 }
 
 export async function selectRows(meta: ModelMeta, state: QueryState, list: SelectList): Promise<Row[]> {
-  const { scope, where } = planSelect(meta, state);
-  const tail = orderAndPage(meta, state, scope); // before from(): ordering and the list may add joins
-  const columns = buildList(list, scope);
-  return runSelect<Row>(columns, sql`FROM ${scope.from()} WHERE ${where} ${tail}`);
+  const { columns, rest } = selectStatement(meta, state, list);
+  return runSelect<Row>(columns, rest);
+}
+
+/** The SELECT of `selectRows`: its columns, and the rest from FROM on (in `scope`, or the root's). */
+export function selectStatement(meta: ModelMeta, state: QueryState, list: SelectList, scope?: QueryScope): { columns: SqlFragment; rest: SqlFragment } {
+  const plan = planSelect(meta, state, scope);
+  const tail = orderAndPage(meta, state, plan.scope); // before from(): ordering and the list may add joins
+  const columns = buildList(list, plan.scope);
+  return { columns, rest: sql`FROM ${plan.scope.from()} WHERE ${plan.where} ${tail}` };
 }
 
 /**

@@ -129,7 +129,8 @@ function levelValues(tree: FieldTree, scope: QueryScope, alias: string, publicOn
   return values;
 }
 
-function levelList(tree: FieldTree, publicOnly: boolean): (scope: QueryScope) => SqlFragment {
+/** The SELECT list of a tree level (its columns, inlined relations as JSON), given the query's scope. */
+export function levelList(tree: FieldTree, publicOnly: boolean): (scope: QueryScope) => SqlFragment {
   return (scope) => sql.join(
     levelValues(tree, scope, scope.alias, publicOnly).map(([name, value]) => sql`${value} AS ${sql.id(name)}`), sql`, `);
 }
@@ -156,7 +157,7 @@ function jsonList(
 }
 
 /** Serializes rows selected with `levelList(tree)` (or built as JSON by it) and their relations. */
-async function serializeRows(tree: FieldTree, rows: readonly Row[], publicOnly: boolean): Promise<Serialized[]> {
+export async function serializeRows(tree: FieldTree, rows: readonly Row[], publicOnly: boolean): Promise<Serialized[]> {
   const { meta } = tree;
   const out: Serialized[] = rows.map((row) => {
     const obj: Serialized = { id: row.id, display_name: displayName(meta, row) };
