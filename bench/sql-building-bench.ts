@@ -137,8 +137,8 @@ function createShape(sql: any, values: unknown[], companyIds: number[]) {
   const check = sql`, EXISTS (SELECT 1 FROM ${from(sql, 'contact', 't0', [])} WHERE ${sql.id('t0', 'id')} = ${sql.id(table, 'assignee_id')} AND ${readable}) AS ${sql.id('__link_assignee')}`;
   const links = sql.join([check], sql``);
   return sql`INSERT INTO ${sql.table(table)}
-    (${sql.join(INSERTED.map((c) => sql.id(c)))}) ${rows}
-    RETURNING ${returning}${sql``}${links}`;
+      (${sql.join(INSERTED.map((c) => sql.id(c)))}) ${rows}
+      RETURNING ${returning}${sql``}${links}`;
 }
 
 // --- the ORM's own statements, for the check and the end-to-end figures ------------------------------
