@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAccessProfile, type AccessProfile } from '../../src/access/access-profile.js';
 import { createServiceAccountKey } from '../../src/auth/api-keys.js';
 import { currentEnv } from '../../src/orm/env.js';
-import { readById, reusableReads } from '../../src/orm/read/read-by-id.js';
+import { MAX_COMPILED_READS, readById, reusableReads } from '../../src/orm/read/read-by-id.js';
 import { QuerySet } from '../../src/orm/queryset.js';
 import { ApiKey } from '../../modules/core/models/api_key.js';
 import { Group } from '../../modules/core/models/group.js';
@@ -165,6 +165,22 @@ describe('a fetch by id compiled once', () => {
       }
       expect(reusableReads(access, meta)).toBeLessThanOrEqual(64);
       expect(reusableReads(access, meta)).toBeGreaterThan(0);
+    });
+  });
+
+  it("bounds the whole worker's compiled reads too, whatever the number of profiles", async () => {
+    await runAs(clerk, async (access) => {
+      const meta = currentEnv().registry.meta('ProjectTask');
+      await compiledRead(ids.own!);
+      expect(reusableReads(access, meta)).toBe(1);
+      // As many other profiles (a worker remembers thousands of credentials), one read each.
+      const others = Array.from({ length: MAX_COMPILED_READS }, () => ({ ...access }));
+      for (const other of others) await t.run(() => compiledRead(ids.own!), { uid: clerk.uid, companyId: null, companyIds: [...access.companyIds], access: other, su: false });
+      expect(reusableReads(access, meta)).toBe(0); // dropped with the rest…
+      expect(await compiledRead(ids.own!)).toMatchObject({ id: ids.own }); // …and compiled again when asked
+      expect(reusableReads(access, meta)).toBe(1);
+      const held = others.filter((other) => reusableReads(other, meta) === 1).length;
+      expect(held).toBeLessThan(MAX_COMPILED_READS);
     });
   });
 });

@@ -27,6 +27,12 @@ const ID_PLACEHOLDER = -1_987_654_321;
 
 /** Field lists remembered per access profile and model: bounded, whatever field lists callers send. */
 const MAX_SHAPES = 64;
+/**
+ * Compiled reads made before the whole cache is dropped and starts again: a worker remembers up to
+ * 10,000 credentials, each with its own profile, so the per-profile bound alone would not bound
+ * the worker's memory (a compiled read is a few KiB). The hot ones are compiled again at once.
+ */
+export const MAX_COMPILED_READS = 2048;
 
 interface CompiledRead {
   tree: FieldTree;
@@ -34,7 +40,9 @@ interface CompiledRead {
 }
 
 /** Per access profile, per model: compiled reads by the rest of their key (null: not reusable). */
-const compiledReads = new WeakMap<AccessProfile, WeakMap<ModelMeta, Map<string, CompiledRead | null>>>();
+let compiledReads = new WeakMap<AccessProfile, WeakMap<ModelMeta, Map<string, CompiledRead | null>>>();
+/** Compiled reads made since `compiledReads` was last started afresh. */
+let made = 0;
 
 /** The record, archived or not, as `read(paths)` of a queryset filtered on its id; undefined when the caller cannot see it. */
 export async function readById(meta: ModelMeta, id: number, paths: readonly string[] | undefined, publicOnly: boolean): Promise<Serialized | undefined> {
@@ -50,18 +58,21 @@ export async function readById(meta: ModelMeta, id: number, paths: readonly stri
 }
 
 function compiledRead(access: AccessProfile, meta: ModelMeta, paths: readonly string[], publicOnly: boolean): CompiledRead | null {
+  const env = currentEnv();
+  const key = `${env.uid}\0${env.companyId}\0${env.companyIds.join(',')}\0${publicOnly ? 1 : 0}\0${paths.join('\0')}`;
+  const held = compiledReads.get(access)?.get(meta)?.get(key);
+  if (held !== undefined) return held;
+  const compiled = compile(meta, paths, publicOnly);
+  if (++made > MAX_COMPILED_READS) {
+    compiledReads = new WeakMap();
+    made = 1;
+  }
   let byModel = compiledReads.get(access);
   if (!byModel) compiledReads.set(access, (byModel = new WeakMap()));
   let shapes = byModel.get(meta);
   if (!shapes) byModel.set(meta, (shapes = new Map()));
-  const env = currentEnv();
-  const key = `${env.uid}\0${env.companyId}\0${env.companyIds.join(',')}\0${publicOnly ? 1 : 0}\0${paths.join('\0')}`;
-  let compiled = shapes.get(key);
-  if (compiled === undefined) {
-    compiled = compile(meta, paths, publicOnly);
-    shapes.set(key, compiled);
-    if (shapes.size > MAX_SHAPES) shapes.delete(shapes.keys().next().value as string);
-  }
+  shapes.set(key, compiled);
+  if (shapes.size > MAX_SHAPES) shapes.delete(shapes.keys().next().value as string);
   return compiled;
 }
 
