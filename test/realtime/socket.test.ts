@@ -110,6 +110,23 @@ describe('the upgrade', () => {
     await socket.close();
   });
 
+  it('confirms a key this worker remembers with one statement, and refuses it with 401 once revoked', async () => {
+    const { key, apiKeyId } = await t.run(() => createServiceAccountKey({ name: 'Remembered socket', groups: PEOPLE }));
+    const url = `${base}/api/ws?db=${t.name}`;
+    // The first upgrade resolves the key in full; the worker remembers it.
+    await (await TestSocket.open(url, { authorization: `Bearer ${key}` })).close();
+    let socket: TestSocket | undefined;
+    const counted = await t.countStatements(async () => {
+      socket = await TestSocket.open(url, { authorization: `Bearer ${key}` });
+    });
+    // The guard alone: no look-up of the key, its groups, companies, rights and rules per socket.
+    expect(counted.statements, counted.statements.join('\n')).toEqual([expect.stringMatching(/^SELECT ff_request_guard\(/)]);
+    await socket!.close();
+    await t.run(() => revokeApiKey(apiKeyId));
+    const refused = await TestSocket.refusal(url, { authorization: `Bearer ${key}` });
+    expect(refused).toEqual({ status: 401, body: { detail: 'Invalid, revoked or expired credential', error: 'AuthenticationError' } });
+  });
+
   it('says hello first, with the API key’s service account as user_id', async () => {
     const socket = await open(t.apiKey);
     const admin = await t.run(async () => (await User.query({ is_service_account: true }).order_by('id ASC').ids())[0]);

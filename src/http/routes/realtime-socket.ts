@@ -13,14 +13,17 @@ import { assertWatchable, watchedState, type WatchedState } from '../../api/watc
 import { AccessError, BadRequest } from '../../errors.js';
 import type { SocketOwner } from '../../realtime/socket-client.js';
 import type { SocketHub } from '../../realtime/socket-hub.js';
-import { readAsNow, type RequestContext } from '../request-context.js';
+import { readAsNow, readOnlyWork, type RequestContext } from '../request-context.js';
 
 export function registerRealtimeSocketRoute(app: FastifyInstance, hub: SocketHub): void {
   app.route({
     method: 'GET',
     url: '/api/ws',
-    config: { databaseFromQuery: true },
+    // A credential this worker remembers is confirmed by one statement before the upgrade is
+    // answered (`confirmCredential`), instead of resolved in full for every socket.
+    config: { databaseFromQuery: true, unitOfWork: true },
     preValidation: assertSameOrigin,
+    preHandler: confirmCredential,
     // A plain GET (no upgrade) is answered like any malformed request.
     handler: async () => {
       throw new BadRequest('GET /api/ws opens a WebSocket: send the request with "Upgrade: websocket"');
@@ -92,6 +95,15 @@ function releaseUpgradeRequest(socket: WebSocket, req: FastifyRequest): void {
   const tcp = (socket as unknown as { _socket?: { _httpMessage?: ServerResponse | null } })._socket;
   const response = tcp?._httpMessage;
   if (tcp && response && typeof response.detachSocket === 'function') response.detachSocket(tcp as never);
+}
+
+/**
+ * Confirms a remembered credential before the socket opens (the request guard, on its own: the
+ * upgrade runs no other statement): revoked, expired or changed since, it is resolved again, so
+ * the upgrade is refused with the HTTP answer (401, 503) as when it was not remembered.
+ */
+function confirmCredential(req: FastifyRequest): Promise<void> {
+  return readOnlyWork(req, async () => undefined);
 }
 
 /** A socket opened with the session cookie (no Authorization header) must come from this host's pages. */
