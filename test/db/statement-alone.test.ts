@@ -6,7 +6,7 @@
  * unit of work, nor undo it. Round trips are PostgreSQL's ReadyForQuery messages on the real
  * connection, with the transaction status each one reports ('I' idle, 'T' in a transaction).
  */
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { sendsNextAlone } from '../../src/db/direct-statements.js';
 import { sql } from '../../src/db/sql-fragment.js';
 import { itemsDatabase } from '../support/direct-stack.js';
@@ -68,7 +68,9 @@ describe('a statement run alone', () => {
     await expect(items.stack.direct.transaction(async (trx) => {
       await insert(1, 'duplicate').execute(trx, ALONE);
     })).rejects.toMatchObject({ code: '23505' });
-    expect(statuses).toEqual(['I']);
+    // pg settles a failed query on its ErrorResponse; the ReadyForQuery after it may come in a
+    // later packet, so it is waited for rather than expected at once.
+    await vi.waitFor(() => expect(statuses).toEqual(['I']));
     expect(await labels()).toEqual(['existing', 'instead', 'and this']);
   });
 

@@ -38,6 +38,14 @@ export async function bareDatabase(label: string): Promise<BareDatabase> {
     url: urlOf(name),
     async drop() {
       try {
+        // A client a pool let go of (released with an error) may still be closing: FORCE would
+        // terminate it mid-close, and its "terminating connection" error would reach no listener.
+        // So wait (up to 2 s) for the connections to go, then drop whatever is left.
+        for (let waited = 0; waited < 2_000; waited += 50) {
+          const { rows } = await admin.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [name]);
+          if (!rows[0]?.n) break;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
         await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       } finally {
         await admin.end();
