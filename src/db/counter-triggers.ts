@@ -44,7 +44,7 @@ const TYPE_TRUNCATE = 32;
 /** The trigger function of a counter: one UPDATE of the `ff_state` row per statement. */
 function bumpFunction(counter: Counter): SqlFunction {
   return {
-    name: bumpFunctionName(counter), args: '', returns: 'trigger', volatility: 'VOLATILE', parallel: 'UNSAFE',
+    name: `ff_bump_${counter.column}`, args: '', returns: 'trigger', volatility: 'VOLATILE', parallel: 'UNSAFE',
     body: `
     BEGIN
       UPDATE ff_state SET ${counter.column} = ${counter.column} + 1 WHERE id = 1;
@@ -52,10 +52,6 @@ function bumpFunction(counter: Counter): SqlFunction {
     END
     `,
   };
-}
-
-function bumpFunctionName(counter: Counter): string {
-  return `ff_bump_${counter.column}`;
 }
 
 function eventsOf(w: WatchedTable): { type: number; columns: string[] } {

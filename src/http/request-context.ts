@@ -61,7 +61,10 @@ declare module 'fastify' {
     ff?: RequestContext;
   }
   interface FastifyContextConfig {
-    /** Every statement of the handler runs in `readOnlyWork`/`unitOfWork`. */
+    /**
+     * Every statement of the handler runs in `readOnlyWork`/`unitOfWork`, or the route confirms
+     * its credential before answering (`confirmCredential`): a remembered credential may be used.
+     */
     unitOfWork?: boolean;
     /** A route outside `/api/` that still needs the credential resolved (`/auth/logout`, …). */
     authenticated?: boolean;
@@ -183,6 +186,15 @@ export function readOnlyWork<T>(req: FastifyRequest, fn: () => Promise<T>): Prom
       return value;
     });
   });
+}
+
+/**
+ * Confirms the request's credential when the worker took it from memory (the request guard, on a
+ * statement of its own): refused, it is resolved again — 401, 503 or a fresh context. For a
+ * request that runs no statement of its own before answering (the realtime socket's upgrade).
+ */
+export function confirmCredential(req: FastifyRequest): Promise<void> {
+  return confirmed(req, async () => undefined);
 }
 
 /**

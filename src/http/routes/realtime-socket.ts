@@ -13,14 +13,15 @@ import { assertWatchable, watchedState, type WatchedState } from '../../api/watc
 import { AccessError, BadRequest } from '../../errors.js';
 import type { SocketOwner } from '../../realtime/socket-client.js';
 import type { SocketHub } from '../../realtime/socket-hub.js';
-import { readAsNow, readOnlyWork, type RequestContext } from '../request-context.js';
+import { confirmCredential, readAsNow, type RequestContext } from '../request-context.js';
 
 export function registerRealtimeSocketRoute(app: FastifyInstance, hub: SocketHub): void {
   app.route({
     method: 'GET',
     url: '/api/ws',
     // A credential this worker remembers is confirmed by one statement before the upgrade is
-    // answered (`confirmCredential`), instead of resolved in full for every socket.
+    // answered, instead of resolved in full for every socket: revoked, expired or changed since,
+    // the upgrade gets the HTTP answer (401, 503) it gets when not remembered.
     config: { databaseFromQuery: true, unitOfWork: true },
     preValidation: assertSameOrigin,
     preHandler: confirmCredential,
@@ -95,15 +96,6 @@ function releaseUpgradeRequest(socket: WebSocket, req: FastifyRequest): void {
   const tcp = (socket as unknown as { _socket?: { _httpMessage?: ServerResponse | null } })._socket;
   const response = tcp?._httpMessage;
   if (tcp && response && typeof response.detachSocket === 'function') response.detachSocket(tcp as never);
-}
-
-/**
- * Confirms a remembered credential before the socket opens (the request guard, on its own: the
- * upgrade runs no other statement): revoked, expired or changed since, it is resolved again, so
- * the upgrade is refused with the HTTP answer (401, 503) as when it was not remembered.
- */
-function confirmCredential(req: FastifyRequest): Promise<void> {
-  return readOnlyWork(req, async () => undefined);
 }
 
 /** A socket opened with the session cookie (no Authorization header) must come from this host's pages. */
