@@ -20,7 +20,7 @@ import { assertDistinctKeys, attributeFailure } from './item-keys.js';
 import { collectDependents, flushRecompute, newPending, triggeredFieldNames, type Protected } from './recompute.js';
 import { precompute, precomputableFields } from './precompute.js';
 import { selectList, type Row } from '../query/select-rows.js';
-import { columnValue, currencyOf } from './monetary-rounding.js';
+import { columnValue, currencyOf, roundedExpression } from './monetary-rounding.js';
 import { activeAccess, assertCompanyValues, assertRight, companyValuedFields } from '../../access/record-access.js';
 import { assertCompanyConsistency, companyLinks } from '../../access/company-consistency.js';
 import { linkCheck } from '../../access/reference-checks.js';
@@ -205,35 +205,39 @@ async function create(
 }
 
 /**
- * The rows of the INSERT. Several records of plain columns travel as one array parameter per
- * column (`SELECT * FROM unnest($1::varchar(255)[], …)`, as `update-rows.ts` does for updates):
- * neither the statement's text nor its parameters grow with the records, so thousands of records
- * (an import's batch) neither near PostgreSQL's 65,535-parameter limit nor cost a parse of a
- * huge VALUES list. A Monetary amount rounded per row to its currency, and Binary and Json values,
- * keep the VALUES list, as does a single record.
+ * The rows of the INSERT. Several records travel as one array parameter per column
+ * (`SELECT … FROM unnest($1::varchar(255)[], …)`, as `update-rows.ts` does for updates): neither
+ * the statement's text nor its parameters grow with the records, whatever the model's width, so
+ * no number of records nears PostgreSQL's 65,535-parameter limit nor costs a parse of a huge
+ * VALUES list. A Monetary amount is rounded in the SELECT to the currency its row writes. A single
+ * record is one VALUES row (a bounded statement, the text of the API's create).
  */
 function insertedRows(meta: ModelMeta, columns: readonly Field[], sortedList: readonly SortedValues[]): SqlFragment {
-  const plain = sortedList.length > 1 && columns.every((f) => !currencyOf(meta, f) && f.type !== 'Binary' && f.type !== 'Json');
-  if (!plain) {
-    const rows = sortedList.map((s) => sql`(${sql.join(columns.map((f) => (s.columns.has(f) ? columnValue(meta, f, s.columns.get(f), s.columns, false) : null)))})`);
-    return sql`VALUES ${sql.join(rows)}`;
+  if (sortedList.length === 1) {
+    const s = sortedList[0]!;
+    return sql`VALUES (${sql.join(columns.map((f) => (s.columns.has(f) ? columnValue(meta, f, s.columns.get(f), s.columns, false) : null)))})`;
   }
   // The types come from the field declarations, never from input. A column every record gives
   // the same plain value (the audit columns, most defaults) is bound once, not as an array of
   // thousands of copies the driver would serialise one by one.
   const arrays: SqlFragment[] = [];
-  const selected: SqlFragment[] = [];
+  const values = new Map<Field, SqlFragment>();
   columns.forEach((f, k) => {
-    const values = sortedList.map((s) => s.columns.get(f) ?? null);
-    const first = values[0];
+    const column = sortedList.map((s) => s.columns.get(f) ?? null);
+    const first = column[0];
     const scalar = first === null || typeof first === 'string' || typeof first === 'number' || typeof first === 'boolean';
     // At least one array: it gives the number of rows.
-    if (scalar && (arrays.length || k < columns.length - 1) && values.every((v) => v === first)) {
-      selected.push(sql`${first}::${sql.raw(f.sqlType())}`);
+    if (scalar && (arrays.length || k < columns.length - 1) && column.every((v) => v === first)) {
+      values.set(f, sql`${first}::${sql.raw(f.sqlType())}`);
     } else {
-      selected.push(sql.ref(`u.c${arrays.length}`));
-      arrays.push(sql`${values}::${sql.raw(`${f.sqlType()}[]`)}`);
+      values.set(f, sql.ref(`u.c${arrays.length}`));
+      arrays.push(sql`${column}::${sql.raw(`${f.sqlType()}[]`)}`);
     }
+  });
+  const selected = columns.map((f) => {
+    const link = currencyOf(meta, f);
+    const currency = link && values.get(link);
+    return currency ? roundedExpression(link, values.get(f), currency) : values.get(f)!;
   });
   const names = arrays.map((_, k) => sql.id(`c${k}`));
   return sql`SELECT ${sql.join(selected)} FROM unnest(${sql.join(arrays)}) AS u(${sql.join(names)})`;
