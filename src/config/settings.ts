@@ -17,8 +17,14 @@ export interface Settings {
   dev: boolean;
   port: number;
   host: string;
-  /** Connections per database pool. */
+  /** Connections per database pool (`FF_DB_POOL_MAX`). */
   poolMax: number;
+  /**
+   * The worker's PostgreSQL connections, every database together (`FF_PG_MAX_CONNECTIONS`), how
+   * long a request waits for one when all are in use (`FF_PG_CONNECT_WAIT`, seconds) and how many
+   * may wait at once (`FF_PG_QUEUE_MAX`); see `db/connection-budget.ts`.
+   */
+  pgConnections: { max: number; waitMs: number; queueMax: number };
   /** Named prepared statements for repeated DML (`FF_PG_PREPARE=0` turns them off, e.g. for PgBouncer < 1.21). */
   pgPrepare: boolean;
   /** Largest accepted request body, bytes. */
@@ -67,7 +73,12 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     dev: env.FF_DEV === '1',
     port,
     host: env.HOST || '127.0.0.1',
-    poolMax: Number(env.FF_DB_POOL_MAX ?? 10),
+    poolMax: positiveInteger('FF_DB_POOL_MAX', env.FF_DB_POOL_MAX, 10),
+    pgConnections: {
+      max: positiveInteger('FF_PG_MAX_CONNECTIONS', env.FF_PG_MAX_CONNECTIONS, 20),
+      waitMs: positiveSeconds('FF_PG_CONNECT_WAIT', env.FF_PG_CONNECT_WAIT, 10),
+      queueMax: positiveInteger('FF_PG_QUEUE_MAX', env.FF_PG_QUEUE_MAX, 1000),
+    },
     pgPrepare: env.FF_PG_PREPARE !== '0',
     bodyLimit: Number(env.FF_BODY_LIMIT ?? 16 * 1024 * 1024),
     sessionHours: positiveNumber('FF_SESSION_HOURS', env.FF_SESSION_HOURS, 8),
@@ -95,6 +106,11 @@ function seconds(name: string, raw: string | undefined, fallback: number): numbe
   const value = Number(raw);
   if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a number of seconds (0 = no limit), got '${raw}'`);
   return Math.round(value * 1000);
+}
+
+/** A positive duration given in seconds (decimals allowed), as whole milliseconds. */
+function positiveSeconds(name: string, raw: string | undefined, fallback: number): number {
+  return Math.max(1, Math.round(positiveNumber(name, raw, fallback) * 1000));
 }
 
 function oneOf<T extends string>(name: string, raw: string | undefined, allowed: readonly T[], fallback: T): T {

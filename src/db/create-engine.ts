@@ -13,6 +13,8 @@ export interface CreateEngineOptions {
   dataDir: string;
   /** Connections per open database (PostgreSQL only; PGlite is a single connection). */
   poolMax?: number;
+  /** PostgreSQL connections of all databases together, the wait for one and the queue (`connection-budget.ts`). */
+  connections?: { max: number; waitMs: number; queueMax: number };
   /** Named prepared statements for repeated DML (PostgreSQL only; default true). */
   prepareStatements?: boolean;
   /** Longest one statement may run, milliseconds (unset or 0: no limit; not enforced by PGlite). */
@@ -26,6 +28,7 @@ export function createEngine(options: CreateEngineOptions): Engine {
   if (options.databaseUrl) {
     return new PostgresEngine({
       url: options.databaseUrl, poolMax: options.poolMax, prepareStatements: options.prepareStatements, statementTimeoutMs, lockTimeoutMs,
+      maxConnections: options.connections?.max, connectionWaitMs: options.connections?.waitMs, connectionQueueMax: options.connections?.queueMax,
     });
   }
   return new PgliteEngine({ dataDir: options.dataDir, statementTimeoutMs, lockTimeoutMs });

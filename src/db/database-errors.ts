@@ -7,8 +7,9 @@
  *   bad values (22xxx) → `ValidationError` naming the model, fields or constraint. The model and
  *   field names come from `ConstraintDescriptions` (the registry, which this layer must not import);
  *   without them the table, column and constraint names PostgreSQL reports are used.
- * - The database server gone (class 08, 57P01-57P03, out of connection slots) → `DatabaseUnavailable`
- *   (503, Retry-After). Socket-level failures (refused, reset, "Connection terminated unexpectedly")
+ * - The database server gone (class 08, 57P01-57P03) → `DatabaseUnavailable` (503, Retry-After); up
+ *   but out of connection slots (53300) or another limit (53400) → `DatabaseBusy` (503, Retry-After),
+ *   saying which. Socket-level failures (refused, reset, "Connection terminated unexpectedly")
  *   carry no SQLSTATE and look like any other network error, so only the engine, which knows they
  *   came from its own connections, turns them into `DatabaseUnavailable` (`connectionFailure`).
  * - The database itself gone (3D000) → `DatabaseNotFound`; the engine also closes its pool.
@@ -80,10 +81,13 @@ function withCause(translated: FieldForgeError | undefined, error: unknown): unk
 
 /**
  * A failure of one of the engine's own connections that means the server is out of reach, as
- * `DatabaseUnavailable`; undefined for anything else (a statement's own error, a bug).
+ * `DatabaseUnavailable`, or refused it for lack of room, as `DatabaseBusy`; undefined for anything
+ * else (a statement's own error, a bug).
  */
-export function connectionFailure(error: unknown): DatabaseUnavailable | undefined {
+export function connectionFailure(error: unknown): DatabaseUnavailable | DatabaseBusy | undefined {
   const report = postgresReport(error);
+  const refused = report && serverFull(report.code);
+  if (refused) return Object.assign(refused, { cause: error });
   const lost = report
     ? isServerGone(report.code)
     : SOCKET_ERRORS.has(errorCode(error) ?? '') || CLIENT_MESSAGES.some((m) => errorMessage(error).startsWith(m))
@@ -121,8 +125,25 @@ function isServerGone(code: string): boolean {
   return (code.startsWith('08') && code !== '08P01') // connection exceptions; 08P01 is a protocol bug
     || code === '57P01' // terminating connection due to administrator command (shutdown, restart)
     || code === '57P02' // crash shutdown
-    || code === '57P03' // the database system is starting up / shutting down
-    || code === '53300'; // too many connections
+    || code === '57P03'; // the database system is starting up / shutting down
+}
+
+/**
+ * The server is up but refuses a connection for lack of room: out of connection slots (53300:
+ * `max_connections`, the slots reserved for superusers, a role's or database's CONNECTION LIMIT)
+ * or another configured limit (53400). Busy, not unavailable: the operator's fix is sizing
+ * (README, "Scaling out"), the client's is to retry.
+ */
+function serverFull(code: string): DatabaseBusy | undefined {
+  if (code === '53300') {
+    return new DatabaseBusy(
+      'The database server refused a connection: all its connection slots are taken (PostgreSQL 53300, too many connections); retry shortly',
+    );
+  }
+  if (code === '53400') {
+    return new DatabaseBusy('The database server refused a connection: a configured limit was exceeded (PostgreSQL 53400); retry shortly');
+  }
+  return undefined;
 }
 
 function unavailable(): DatabaseUnavailable {
@@ -132,6 +153,8 @@ function unavailable(): DatabaseUnavailable {
 function serverCondition(report: PostgresErrorReport): FieldForgeError | undefined {
   const { code } = report;
   if (isServerGone(code)) return unavailable();
+  const full = serverFull(code);
+  if (full) return full;
   if (code === INVALID_CATALOG_NAME || code === DATABASE_DROPPED) return new DatabaseNotFound('The database does not exist');
   switch (code) {
     case '57014':

@@ -4,9 +4,11 @@
  * ours carry a marker — `COMMENT ON DATABASE x IS 'fieldforge'` — and every operation refuses a
  * database without it: `list()` never shows it, `open`/`drop`/`clone` answer `DatabaseNotFound`.
  *
- * Pools: one bounded `pg.Pool` per open database, created lazily and cached (LRU-capped so a server
- * with thousands of databases cannot exhaust `max_connections`), plus one small admin pool to the
- * maintenance database for CREATE/DROP DATABASE and catalog queries.
+ * Pools: one pool per open database, created lazily and cached (LRU-capped, so thousands of
+ * databases do not keep thousands of pools' state), plus one small admin pool to the maintenance
+ * database for CREATE/DROP DATABASE and catalog queries. Every pool, the admin one included,
+ * borrows its connections from one budget of the engine (`connection-budget.ts`,
+ * `FF_PG_MAX_CONNECTIONS`): however many databases a worker serves, it never holds more.
  *
  * Failures (`translating-pool.ts`, `database-errors.ts`): a database dropped by another process is
  * noticed by the first connection attempt (3D000), which closes its pool and tells the listeners
@@ -14,7 +16,7 @@
  * themselves when it is back. Request pools carry the statement and lock timeouts.
  */
 import { Kysely, PostgresDialect } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import { pgTypes } from './type-parsers.js';
 import { DatabaseBusy, DatabaseNotFound, ValidationError } from '../errors.js';
 import { connectionFailure, sqlState } from './database-errors.js';
@@ -24,15 +26,19 @@ import { DirectStatements } from './direct-statements.js';
 import { StatementCounter } from './statement-counter.js';
 import { PreparingPool, type PreparedStatementOptions } from './prepared-statements.js';
 import { TranslatingPool } from './translating-pool.js';
-
-const { Pool } = pg;
-type Pool = pg.Pool;
+import { ConnectionBudget, type BudgetedPool } from './connection-budget.js';
 
 export interface PostgresEngineOptions {
   /** e.g. `postgres://user:pw@host:5432/postgres`; the path names the maintenance database. */
   url: string;
   /** Connections per open database (default 10). */
   poolMax?: number;
+  /** Connections of all databases together, the admin pool's included (default 20; `FF_PG_MAX_CONNECTIONS`). */
+  maxConnections?: number;
+  /** Longest a request waits for a connection when all are in use, milliseconds (default 10,000). */
+  connectionWaitMs?: number;
+  /** Most requests waiting for a connection at once; more answer 503 at once (default 1,000). */
+  connectionQueueMax?: number;
   /** Open pools kept before the least recently used one is closed (default 50). */
   maxOpenDatabases?: number;
   /**
@@ -73,7 +79,7 @@ class PooledDatabase implements TenantDatabase {
 
   constructor(
     readonly name: string,
-    readonly pool: Pool,
+    readonly pool: BudgetedPool,
     prepared: PreparedStatementOptions | false,
     /** Called when connecting shows the database no longer exists. */
     onMissing: () => void,
@@ -120,7 +126,8 @@ export class PostgresEngine implements Engine {
   readonly #maxOpenDatabases: number;
   readonly #prepared: PreparedStatementOptions | false;
   readonly #timeouts: { statement_timeout?: number; lock_timeout?: number };
-  readonly #admin: Pool;
+  readonly #budget: ConnectionBudget;
+  readonly #admin: BudgetedPool;
   /** Open databases in least-recently-used-first order (a Map keeps insertion order; hits re-insert). */
   readonly #open = new Map<string, Promise<PooledDatabase>>();
   readonly #goneListeners = new Set<DatabaseGoneListener>();
@@ -134,8 +141,20 @@ export class PostgresEngine implements Engine {
     this.#prepared = options.prepareStatements === false ? false : { maxPerConnection: options.maxPreparedStatements };
     // pg sends a timeout as a startup parameter only when it is set and not 0.
     this.#timeouts = { statement_timeout: options.statementTimeoutMs || undefined, lock_timeout: options.lockTimeoutMs || undefined };
+    this.#budget = new ConnectionBudget({
+      max: options.maxConnections ?? 20,
+      waitMs: options.connectionWaitMs ?? 10_000,
+      queueMax: options.connectionQueueMax ?? 1_000,
+      idleTimeoutMs: IDLE_TIMEOUT_MS,
+    });
     const maintenance = decodeURIComponent(this.#url.pathname.slice(1)) || 'postgres';
     this.#admin = this.#createPool(maintenance, 2);
+  }
+
+  /** The connections of every database together (tests, ops). */
+  get connections(): { open: number; peak: number; waiting: number; max: number } {
+    const budget = this.#budget;
+    return { open: budget.open, peak: budget.peak, waiting: budget.waiting, max: budget.options.max };
   }
 
   /** Names of the databases whose pools are currently open, least recently used first (tests, ops). */
@@ -284,10 +303,20 @@ export class PostgresEngine implements Engine {
 
   /** A query on the maintenance database; a server out of reach is `DatabaseUnavailable`. */
   async #adminQuery<R extends pg.QueryResultRow = any>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+    let client: pg.PoolClient;
     try {
-      return await this.#admin.query<R>(text, values);
+      client = await this.#admin.connect();
     } catch (error) {
       throw connectionFailure(error) ?? error;
+    }
+    try {
+      const result = await client.query<R>(text, values);
+      client.release();
+      return result;
+    } catch (error) {
+      const lost = connectionFailure(error);
+      client.release(lost !== undefined); // a connection that failed is not reused
+      throw lost ?? error;
     }
   }
 
@@ -334,30 +363,19 @@ export class PostgresEngine implements Engine {
     );
   }
 
-  #createPool(database: string, max: number, timeouts: { statement_timeout?: number; lock_timeout?: number } = {}): Pool {
+  #createPool(database: string, max: number, timeouts: { statement_timeout?: number; lock_timeout?: number } = {}): BudgetedPool {
     const url = new URL(this.#url.href);
     url.pathname = `/${database}`; // validated name (or the URL's own maintenance path): no escaping needed
     // pg lets the connection string override explicit options, and an empty user there would
     // win over `user` below; the `user` query parameter works for every URL form (sockets too).
     if (!url.username && !url.searchParams.has('user')) url.searchParams.set('user', this.#user);
-    const pool = new Pool({
-      connectionString: url.href,
-      user: this.#user,
-      max,
-      idleTimeoutMillis: IDLE_TIMEOUT_MS,
-      application_name: APPLICATION_NAME,
-      types: pgTypes,
-      ...timeouts,
-    });
-    // An idle client can die under us (DROP … WITH (FORCE), another process's clone, a server
-    // restart). pg-pool already discards it; without a listener the 'error' event would crash us.
-    pool.on('error', () => {});
-    // So can a checked-out one, between two statements of a request (a transaction waiting on
-    // JavaScript): pg-pool removes its own listener while a client is out, and an 'error' event
-    // without listener would end the process. The request still learns of it — the client's next
-    // query fails ("not queryable", `DatabaseUnavailable`) — and pg-pool drops the client on release.
-    pool.on('connect', (client) => client.on('error', () => {}));
-    return pool;
+    // A client dying under us, idle or between two statements of a request (DROP … WITH (FORCE),
+    // another process's clone, a server restart), is discarded by the budget, which listens to its
+    // 'error' events; the request holding it learns of it from its next statement.
+    const config: pg.ClientConfig = {
+      connectionString: url.href, user: this.#user, application_name: APPLICATION_NAME, types: pgTypes, ...timeouts,
+    };
+    return this.#budget.pool(config, max);
   }
 }
 

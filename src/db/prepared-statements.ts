@@ -38,6 +38,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { PostgresCursor, PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely';
+import type { ConnectionSource } from './connection-budget.js';
 import type pg from 'pg';
 import { queryAfterBegin } from './begin-with-statement.js';
 import { submitQuery } from './pg-query.js';
@@ -111,7 +112,7 @@ export class PreparingPool implements PostgresPool {
   schemaEpoch = 0;
 
   constructor(
-    readonly pool: pg.Pool,
+    readonly pool: ConnectionSource,
     options: PreparedStatementOptions = {},
   ) {
     this.maxPerConnection = Math.max(0, Math.floor(options.maxPerConnection ?? DEFAULT_MAX_PREPARED_PER_CONNECTION));

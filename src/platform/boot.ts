@@ -13,6 +13,7 @@ import { InProcessBus } from '../realtime/in-process-bus.js';
 export async function bootPlatform(settings: Settings): Promise<Platform> {
   const engine = createEngine({
     databaseUrl: settings.databaseUrl, dataDir: settings.dataDir, poolMax: settings.poolMax, prepareStatements: settings.pgPrepare,
+    connections: settings.pgConnections,
     statementTimeoutMs: settings.statementTimeoutMs, lockTimeoutMs: settings.lockTimeoutMs,
   });
   const secret = await resolveSecret(settings.secret, settings.dataDir);

@@ -17,17 +17,19 @@ export class ScratchCluster {
   private constructor(
     readonly dir: string,
     readonly port: number,
+    /** Server settings given with `-c` at every start (`max_connections`, …). */
+    readonly settings: Readonly<Record<string, string | number>>,
   ) {}
 
-  /** Creates and starts a cluster (about two seconds). */
-  static async start(): Promise<ScratchCluster> {
+  /** Creates and starts a cluster (about two seconds), with server `settings` (`{max_connections: 12}`). */
+  static async start(settings: Readonly<Record<string, string | number>> = {}): Promise<ScratchCluster> {
     const dir = await mkdtemp(join(tmpdir(), 'ff-cluster-'));
     if (isRoot()) {
       const { stdout } = await run('id', ['-u', 'postgres']);
       const { stdout: gid } = await run('id', ['-g', 'postgres']);
       await chown(dir, Number(stdout.trim()), Number(gid.trim()));
     }
-    const cluster = new ScratchCluster(dir, await freePort());
+    const cluster = new ScratchCluster(dir, await freePort(), settings);
     await cluster.#pg('initdb', ['-D', cluster.#data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale=C']);
     await cluster.startServer();
     return cluster;
@@ -45,7 +47,8 @@ export class ScratchCluster {
   /** Starts the server and waits until it accepts connections. */
   async startServer(): Promise<void> {
     // The socket directory is ours too: the server needs no system directory.
-    const options = `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off`;
+    const extra = Object.entries(this.settings).map(([k, v]) => ` -c ${k}=${v}`).join('');
+    const options = `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off${extra}`;
     await this.#pg('pg_ctl', ['-D', this.#data, '-l', join(this.dir, 'log'), '-o', options, '-w', '-t', '60', 'start']);
   }
 
