@@ -51,7 +51,7 @@ if (!settings.databaseUrl) throw new Error('DATABASE_URL is not set');
 
 const platform = await bootPlatform(settings);
 if (process.env.BENCH_REALTIME === 'off') (platform as { changeFeed: Platform['changeFeed'] | null }).changeFeed = null;
-const app = await buildApp(platform, { dev: false, bodyLimit: settings.bodyLimit, logger: false });
+const app = await buildApp(platform, { dev: false, bodyLimit: settings.bodyLimit, logger: false, realtime: settings.socket });
 
 // Counted as they arrive: a request whose client hung up is still worked on (and would be
 // missing from an onResponse count). The runner reads this only when no request is in flight.

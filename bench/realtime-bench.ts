@@ -42,6 +42,8 @@ const WATCHERS = Math.max(2, Number(process.env.BENCH_WATCHERS ?? 1_000));
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 5));
 const WRITES = Math.max(1, Number(process.env.BENCH_WRITES ?? 4));
 const SECONDS = Math.max(1, Number(process.env.BENCH_SECONDS ?? 4));
+/** Every socket of the bench is one API key's: the per-user and per-key socket limits are raised past them. */
+const SOCKET_LIMITS = { FF_WS_MAX_SOCKETS_PER_USER: String(Math.max(SOCKETS, WATCHERS) + 100) };
 const CONCURRENCY = Math.max(1, Number(process.env.BENCH_CONCURRENCY ?? 10));
 const KEEP = process.env.BENCH_KEEP === '1';
 /** Upgrades in flight at once while opening the sockets. */
@@ -195,7 +197,7 @@ async function fanOutOnce(sockets: WebSocket[], send: () => Promise<void>, m: Fa
 
 async function caseB(f: Fixture, redisUrl: string, started: ServerProcess[]): Promise<{ ff: FanOut; bare: FanOut }> {
   const prefix = `ffbench${randomBytes(3).toString('hex')}:`;
-  const ffs = [0, 1].map(() => startServerProcess('bench/fieldforge-server.ts', { DATABASE_URL: BASE_URL, BENCH_DB: f.dbName, REDIS_URL: redisUrl, FF_REDIS_PREFIX: prefix }));
+  const ffs = [0, 1].map(() => startServerProcess('bench/fieldforge-server.ts', { DATABASE_URL: BASE_URL, BENCH_DB: f.dbName, REDIS_URL: redisUrl, FF_REDIS_PREFIX: prefix, ...SOCKET_LIMITS }));
   const bares = [0, 1].map(() => startServerProcess('bench/bare-socket-server.ts', { BENCH_TOKEN: 'bare', REDIS_URL: redisUrl, BENCH_CHANNEL: `${prefix}bare` }));
   const servers = await Promise.all([...ffs, ...bares]);
   started.push(...servers);
@@ -285,7 +287,7 @@ async function caseC(f: Fixture, redisUrl: string, started: ServerProcess[]): Pr
     { label: '100 watchers of 100 other contacts', env: {}, sockets: [], perSecond: [], errors: 0 },
   ];
   const servers = await Promise.all(configs.map((c) => startServerProcess('bench/fieldforge-server.ts', {
-    DATABASE_URL: BASE_URL, BENCH_DB: f.dbName, REDIS_URL: redisUrl, FF_REDIS_PREFIX: `ffbench${randomBytes(3).toString('hex')}:`, ...c.env,
+    DATABASE_URL: BASE_URL, BENCH_DB: f.dbName, REDIS_URL: redisUrl, FF_REDIS_PREFIX: `ffbench${randomBytes(3).toString('hex')}:`, ...SOCKET_LIMITS, ...c.env,
   })));
   started.push(...servers);
   configs.forEach((c, i) => (c.server = servers[i]));
@@ -331,7 +333,7 @@ async function main(): Promise<void> {
     print(`\nRealtime socket; ${availableParallelism()} CPUs, load average ${load0.map((l) => l.toFixed(1)).join(' ')} at the start.`);
 
     if (CASES.includes('a')) {
-      const ff = await startServerProcess('bench/fieldforge-server.ts', { DATABASE_URL: BASE_URL, BENCH_DB: dbName }, ['--expose-gc']);
+      const ff = await startServerProcess('bench/fieldforge-server.ts', { DATABASE_URL: BASE_URL, BENCH_DB: dbName, ...SOCKET_LIMITS }, ['--expose-gc']);
       started.push(ff);
       const ffRun = await perSocket(ff, `ws://127.0.0.1:${ff.port}/api/ws`, f.headers);
       await stopServerProcess(started.pop()!);

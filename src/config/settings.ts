@@ -10,8 +10,15 @@ export interface Settings {
   redisUrl: string | undefined;
   /** Prefix of the bus channel and presence keys in Redis (`FF_REDIS_PREFIX`), for deployments sharing one Redis. */
   redisPrefix: string;
-  /** The realtime socket's per-socket bounds (`FF_WS_MAX_FRAME` bytes, `FF_WS_RATE` frames/s, `FF_WS_FLOOD_SECONDS`). */
-  socket: { maxFrameBytes: number; framesPerSecond: number; floodSeconds: number };
+  /**
+   * The realtime socket's bounds: per socket `FF_WS_MAX_FRAME` bytes, `FF_WS_RATE` frames/s,
+   * `FF_WS_FLOOD_SECONDS`, `FF_WS_MAX_WATCHES` records; open sockets per user and per API key over
+   * all workers (`FF_WS_MAX_SOCKETS_PER_USER`, `FF_WS_MAX_SOCKETS_PER_KEY`).
+   */
+  socket: {
+    maxFrameBytes: number; framesPerSecond: number; floodSeconds: number; maxWatches: number;
+    maxSocketsPerUser: number; maxSocketsPerKey: number;
+  };
   secret: string | undefined;
   addonsPaths: string[];
   dev: boolean;
@@ -58,6 +65,7 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const port = Number(env.PORT ?? 8000);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got '${env.PORT}'`);
+  const socketsPerUser = positiveInteger('FF_WS_MAX_SOCKETS_PER_USER', env.FF_WS_MAX_SOCKETS_PER_USER, 50);
   return {
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir: resolve(env.FF_DATA_DIR || './data'),
@@ -67,6 +75,10 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
       maxFrameBytes: positiveInteger('FF_WS_MAX_FRAME', env.FF_WS_MAX_FRAME, 64 * 1024),
       framesPerSecond: positiveInteger('FF_WS_RATE', env.FF_WS_RATE, 50),
       floodSeconds: positiveInteger('FF_WS_FLOOD_SECONDS', env.FF_WS_FLOOD_SECONDS, 3),
+      maxWatches: positiveInteger('FF_WS_MAX_WATCHES', env.FF_WS_MAX_WATCHES, 200),
+      maxSocketsPerUser: socketsPerUser,
+      // Unset, a key may hold as many as its user: raising the user limit raises the key's too.
+      maxSocketsPerKey: positiveInteger('FF_WS_MAX_SOCKETS_PER_KEY', env.FF_WS_MAX_SOCKETS_PER_KEY, socketsPerUser),
     },
     secret: env.FF_SECRET || undefined,
     addonsPaths: (env.FF_ADDONS_PATH ?? '').split(':').filter(Boolean).map((p) => resolve(p)),

@@ -1,12 +1,13 @@
 /**
  * The realtime bus (CONTRACTS C4 "Delivery"): how a frame for a user reaches the worker holding
- * the user's sockets, and where presence lives. Two adapters: in-process (one worker,
- * `in-process-bus.ts`) and Redis pub/sub (`REDIS_URL`, `redis-bus.ts`). The platform owns one;
- * each worker's socket hub subscribes to it.
+ * the user's sockets, and where presence and the socket counts live. Two adapters: in-process
+ * (one worker, `in-process-bus.ts`) and Redis pub/sub (`REDIS_URL`, `redis-bus.ts`). The platform
+ * owns one; each worker's socket hub subscribes to it.
  *
  * `publish` never throws and never returns a promise: a push is fire-and-forget, so a write or a
  * request never waits for it or fails because of it (a failure is logged by the adapter).
  */
+import type { SocketCounts } from './socket-counts.js';
 import type { WatchGate } from './watch-gate.js';
 
 /** Who receives a frame, within one database. */
@@ -58,6 +59,8 @@ export interface Bus {
   readonly presence: PresenceStore;
   /** The per-database gate of record-changed pings (`watch-gate.ts`). */
   readonly watchGate: WatchGate;
+  /** The open sockets of each user and API key, over every worker (`socket-counts.ts`). */
+  readonly socketCounts: SocketCounts;
   close(): Promise<void>;
 }
 

@@ -5,6 +5,7 @@
  */
 import type { Bus, BusListener, BusMessage } from './bus.js';
 import { InProcessPresence } from './in-process-presence.js';
+import { InProcessSocketCounts } from './in-process-socket-counts.js';
 import { InProcessWatchGate } from './in-process-watch-gate.js';
 
 interface Subscription {
@@ -15,6 +16,7 @@ interface Subscription {
 export class InProcessBus implements Bus {
   readonly presence = new InProcessPresence();
   readonly watchGate = new InProcessWatchGate();
+  readonly socketCounts = new InProcessSocketCounts();
   readonly #subscriptions = new Set<Subscription>();
 
   publish(message: BusMessage): void {

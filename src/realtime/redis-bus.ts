@@ -1,6 +1,7 @@
 /**
  * The bus between workers (`REDIS_URL`): Redis pub/sub on one channel, `<prefix>bus`, plus
- * presence in Redis (`redis-presence.ts`) and the record-changed gate (`redis-watch-gate.ts`).
+ * presence in Redis (`redis-presence.ts`), the record-changed gate (`redis-watch-gate.ts`) and the
+ * socket counts (`redis-socket-counts.ts`).
  * A message travels as `<origin>\n<db>\n<json>`: a worker drops its own messages (it delivered
  * them to its sockets already, at once — so a worker keeps serving its own sockets while Redis is
  * away) and those of databases it holds no socket of, both before parsing the JSON. Isolation of
@@ -15,6 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { Bus, BusListener, BusMessage } from './bus.js';
 import { RedisPresence } from './redis-presence.js';
+import { RedisSocketCounts } from './redis-socket-counts.js';
 import { RedisWatchGate } from './redis-watch-gate.js';
 
 interface Subscription {
@@ -28,6 +30,7 @@ const LOG_EVERY_MS = 10_000;
 export class RedisBus implements Bus {
   readonly presence: RedisPresence;
   readonly watchGate: RedisWatchGate;
+  readonly socketCounts: RedisSocketCounts;
   /** This process's mark on its messages. */
   readonly #origin = randomBytes(6).toString('hex');
   readonly #channel: string;
@@ -44,6 +47,7 @@ export class RedisBus implements Bus {
     this.#commands.on('error', (err) => this.#log('Redis connection', err));
     this.presence = new RedisPresence(this.#commands, prefix);
     this.watchGate = new RedisWatchGate(this.#commands, prefix);
+    this.socketCounts = new RedisSocketCounts(this.#commands, prefix);
   }
 
   publish(message: BusMessage): void {

@@ -29,6 +29,8 @@ export const CLOSE_REVOKED = 4001;
 export const CLOSE_FLOOD = 1008;
 /** The client does not read what it is sent and its backlog outgrew the bound. */
 export const CLOSE_BACKLOG = 1013;
+/** The socket's user or API key has the most open sockets it may have (after an `error` frame; 429 for HTTP). */
+export const CLOSE_TOO_MANY_SOCKETS = 4029;
 
 export interface FloodLimits {
   /** Frames a second a client may send without counting against it. */

@@ -10,7 +10,13 @@
  *   call, and users whose sockets all lapsed are pushed offline;
  * * every `pingIntervalMs`, a WebSocket ping, and peers that did not answer the last are dropped;
  * * the per-database gate of record-changed pings (`watch-gate.ts`) is kept lit for every database
- *   this worker holds watches of.
+ *   this worker holds watches of;
+ * * this worker's lease on its socket counts (`socket-quota.ts`) is renewed.
+ *
+ * Limits (CONTRACTS C4): a socket over its user's or API key's most open sockets, counted over
+ * every worker, gets an `error` frame (`error: 'TooManySockets'`) and is closed with 4029 before
+ * `hello`, without counting in presence; a `watch` over the socket's most watches is answered with
+ * an `error` frame (`error: 'TooManyWatches'`) and the socket stays open.
  *
  * Record-changed pings (CONTRACTS C4): a bus message names changed records; each goes to this
  * worker's sockets watching it, except the editing session's. Where writers may act on a stale
@@ -26,7 +32,8 @@ import { AuthenticationError } from '../errors.js';
 import type { WatchedState } from '../api/watch-target.js';
 import type { Bus, BusMessage, PresenceEntry, ServerFrame, WatchedChange } from './bus.js';
 import { parseClientFrame } from './client-frames.js';
-import { CLOSE_REVOKED, SocketClient, type FloodLimits, type SocketOwner } from './socket-client.js';
+import { CLOSE_REVOKED, CLOSE_TOO_MANY_SOCKETS, SocketClient, type FloodLimits, type SocketOwner } from './socket-client.js';
+import { SocketQuota } from './socket-quota.js';
 import { WatchRegistry } from './watch-registry.js';
 
 export interface HubOptions {
@@ -42,8 +49,17 @@ export interface HubOptions {
   presenceTtlMs?: number;
   /** WebSocket ping interval, ms (30 s); a peer that misses one is dropped. */
   pingIntervalMs?: number;
-  /** Most records one socket may watch at once. */
+  /** Most records one socket may watch at once (`FF_WS_MAX_WATCHES`, 200). */
   maxWatches?: number;
+  /** Most open sockets of one user, over every worker (`FF_WS_MAX_SOCKETS_PER_USER`, 50). */
+  maxSocketsPerUser?: number;
+  /** Most open sockets of one API key, over every worker (`FF_WS_MAX_SOCKETS_PER_KEY`, the user limit). */
+  maxSocketsPerKey?: number;
+  /**
+   * How long the other workers count this worker's sockets without hearing from it, ms (renewed by
+   * each sweep; 15 s): the sockets of a worker that crashed free their places after this.
+   */
+  socketLeaseMs?: number;
   /** Most bytes waiting to be sent to one socket before it is closed (1013). */
   maxBacklogBytes?: number;
   /** Lifetime of the record-changed gate this worker lights, ms (refreshed by each sweep; 10 s). */
@@ -87,6 +103,7 @@ export class SocketHub {
   readonly #maxBacklog: number;
   readonly #gateTtlMs: number;
   readonly #catchUpMarginMs: number;
+  readonly #quota: SocketQuota;
   readonly #unsubscribe: () => void;
   /** Per database with watches here: since when this worker's gate has been lit (epoch ms). */
   readonly #litSince = new Map<string, number>();
@@ -104,16 +121,21 @@ export class SocketHub {
     this.#checkMs = options.checkIntervalMs ?? 2_000;
     this.#ttlMs = options.presenceTtlMs ?? 35_000;
     this.#pingMs = options.pingIntervalMs ?? 30_000;
-    this.#maxWatches = options.maxWatches ?? 1_000;
+    this.#maxWatches = options.maxWatches ?? 200;
     this.#maxBacklog = options.maxBacklogBytes ?? 1024 * 1024;
     this.#gateTtlMs = options.gateTtlMs ?? Math.max(10_000, 3 * this.#checkMs);
     this.#catchUpMarginMs = options.catchUpMarginMs ?? 500;
+    const perUser = options.maxSocketsPerUser ?? 50;
+    const limits = { perUser, perKey: options.maxSocketsPerKey ?? perUser };
+    this.#quota = new SocketQuota(bus.socketCounts, this.id, limits, options.socketLeaseMs ?? Math.max(15_000, 5 * this.#checkMs));
     this.#unsubscribe = bus.subscribe((m) => this.#deliver(m), (db) => this.#databases.has(db));
   }
 
   /**
-   * Takes an authenticated socket: presence first (a person is online before anyone hears of
-   * it), then registration and `hello` in one step, so `hello` is the first frame it receives.
+   * Takes an authenticated socket: its place under the socket limits first (refused, it is closed
+   * with 4029 after an `error` frame, and nobody hears of it), then presence (a person is online
+   * before anyone hears of it), then registration and `hello` in one step, so `hello` is the first
+   * frame it receives.
    */
   async connect(ws: WebSocket, owner: SocketOwner): Promise<void> {
     const client = new SocketClient(ws, owner, `${this.id}:${++this.#seq}`);
@@ -122,12 +144,19 @@ export class SocketHub {
     ws.on('message', (data, isBinary) => this.#receive(client, data, isBinary));
     ws.on('pong', () => (client.alive = true));
     ws.on('close', () => this.#track(this.#disconnect(client)));
+    const refusal = await this.#quota.admit(owner);
+    if (refusal !== null) {
+      client.sendFrame({ type: 'error', data: { detail: refusal, error: 'TooManySockets' } });
+      client.close(CLOSE_TOO_MANY_SOCKETS, 'Too many sockets');
+      return;
+    }
     if (client.isPerson) {
       const cameOnline = await this.#presence(() => this.bus.presence.touch(owner.db, [entryOf(client)], this.#ttlMs), []);
       for (const uid of cameOnline) this.#publishPresence(owner.db, uid, true);
     }
     if (ws.readyState !== ws.OPEN) {
       client.closed = true;
+      this.#track(this.#quota.release(owner));
       if (client.isPerson) this.#track(this.#leave(client));
       return;
     }
@@ -187,7 +216,7 @@ export class SocketHub {
     mine?.delete(client);
     if (mine && !mine.size) d.byUser.delete(uid);
     if (!d.all.size) this.#databases.delete(db);
-    if (client.isPerson) await this.#leave(client);
+    await Promise.all([this.#quota.release(client.owner), client.isPerson ? this.#leave(client) : undefined]);
   }
 
   async #leave(client: SocketClient): Promise<void> {
@@ -217,7 +246,8 @@ export class SocketHub {
   async #watch(client: SocketClient, model: string, id: number): Promise<void> {
     if (client.closed) return;
     if (client.watches.size >= this.#maxWatches && !client.watches.has(`${model}:${id}`)) {
-      return this.#refuse(client, `A socket may watch at most ${this.#maxWatches} records`);
+      const detail = `Cannot watch ${model} ${id}: a socket may watch at most ${this.#maxWatches} records (FF_WS_MAX_WATCHES); unwatch one first`;
+      return this.#refuse(client, detail, { error: 'TooManyWatches', model, id });
     }
     const db = client.owner.db;
     // The gate first: a write after the read below is then either reported or caught up.
@@ -319,8 +349,9 @@ export class SocketHub {
     });
   }
 
-  #refuse(client: SocketClient, detail: string): void {
-    client.sendFrame({ type: 'error', data: { detail } });
+  /** An `error` frame; `more` names a refusal a client may act on (`error`: its kind). */
+  #refuse(client: SocketClient, detail: string, more: Record<string, unknown> = {}): void {
+    client.sendFrame({ type: 'error', data: { detail, ...more } });
   }
 
   #deliver(message: BusMessage): void {
@@ -354,6 +385,8 @@ export class SocketHub {
   }
 
   async #sweep(): Promise<void> {
+    // Apart from the rest: a slow credential re-check must not let this worker's socket counts lapse.
+    if (this.#databases.size) void this.#quota.renewAll(this.#databases.keys());
     if (this.#sweeping) return;
     this.#sweeping = true;
     try {

@@ -1,7 +1,7 @@
 /**
  * A real WebSocket client (`ws`) for the realtime socket tests: opens `/api/ws`, records every
  * frame it receives, and waits for frames or for the close. `refusal` answers the HTTP status
- * of an upgrade the server refused.
+ * of an upgrade the server refused; `attempt`, the close of a socket it accepted and then refused.
  */
 import WebSocket from 'ws';
 
@@ -42,6 +42,21 @@ export class TestSocket {
     });
     await socket.next((f) => f.data?.event === 'hello');
     return socket;
+  }
+
+  /**
+   * Opens a socket the server may accept and then close before its `hello` (a limit): the socket
+   * once it said `hello`, else the frames it got and its close code.
+   */
+  static async attempt(url: string, headers: Record<string, string> = {}): Promise<TestSocket | { frames: Frame[]; code: number }> {
+    const socket = new TestSocket(new WebSocket(url, { headers }));
+    await new Promise<void>((resolve, reject) => {
+      socket.ws.once('open', () => resolve());
+      socket.ws.once('error', reject);
+      socket.ws.once('unexpected-response', (_req, res) => reject(new Error(`upgrade refused: ${res.statusCode}`)));
+    });
+    await socket.until(() => socket.closed !== null || socket.frames.some((f) => f.data?.event === 'hello'), 5_000, 'hello or close');
+    return socket.closed ? { frames: socket.frames, code: socket.closed.code } : socket;
   }
 
   /** The status and body of a refused upgrade. */
