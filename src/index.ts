@@ -1,7 +1,7 @@
 /**
  * What module authors import: `import { Model, fields, extendModel } from 'fieldforge'`.
  */
-export { Model, type ModelClass, type ModelChange } from './orm/model.js';
+export { Model, type ModelClass, type ModelChange, type StateLock } from './orm/model.js';
 export { fields } from './orm/fields/index.js';
 export { extendModel } from './orm/model-extension.js';
 export { QuerySet } from './orm/queryset.js';

@@ -16,6 +16,7 @@ import { BadRequest, NotFound } from '../errors.js';
 import { withCallerLanguage } from '../i18n/translations.js';
 import type { ModelMeta } from '../orm/model-meta.js';
 import { RecordBatch } from '../orm/record-batch.js';
+import { assertMethodAllowed } from '../orm/state-locks.js';
 import { DEFAULT_BULK_MAX, resolveSelection, type ResolveOptions, type Selection } from './selection.js';
 import { wizardInputs } from './wizard-inputs.js';
 
@@ -73,6 +74,7 @@ export async function callMethod(meta: ModelMeta, method: string, call: MethodCa
     throw new NotFound(`${meta.name} ${ids.filter((id) => !found.has(id)).slice(0, 5).join(', ')} does not exist`);
   }
   context.active_ids = ids;
+  await assertMethodAllowed(meta, method, ids);
   if (wizard) inputs = await wizardInputs(wizard, inputs);
   const results: unknown[] = [];
   for (const record of records) {

@@ -12,6 +12,7 @@ import { callerLanguage, modelLabel, translationsOf } from '../i18n/translations
 import type { ModelMeta } from '../orm/model-meta.js';
 import { QuerySet } from '../orm/queryset.js';
 import { currentEnv } from '../orm/env.js';
+import { stateLocksOf } from '../orm/state-locks.js';
 
 export interface ModelInfo {
   model: string;
@@ -25,6 +26,8 @@ export interface ModelInfo {
   wizards: { method: string; title: string }[];
   reports: { id: number; identifier: string | null; name: string; format: string }[];
   effect_fields: string[];
+  /** `_state_locks`: in the state `when` matches, `fields` are read-only and `methods` are refused. */
+  state_locks: { when: string; fields: string[]; methods: string[] }[];
   create: boolean;
   write: boolean;
   unlink: boolean;
@@ -47,6 +50,7 @@ export async function describeModelInfo(meta: ModelMeta, language: { acceptLangu
     wizards,
     reports: await reportsOf(meta),
     effect_fields: effectFields(meta),
+    state_locks: stateLocksOf(meta).map((l) => ({ when: l.when, fields: l.fields.map((f) => f.name), methods: [...l.methods] })),
     create: granted(meta, 'create'),
     write: granted(meta, 'write'),
     unlink: granted(meta, 'delete'),

@@ -36,6 +36,18 @@ export interface UniqueWhen {
   readonly message?: string;
 }
 
+/** One `_state_locks` entry (see `Model._state_locks`, `state-locks.ts`). */
+export interface StateLock {
+  /** A Q-expression on the record: the state in which the lock holds. */
+  readonly when: string;
+  /** Fields that cannot be written in that state; a OneToMany locks its lines (create, write, delete). */
+  readonly fields?: readonly string[];
+  /** API methods `/api/execute` refuses on records in that state. */
+  readonly methods?: readonly string[];
+  /** The stored field whose value names the state in a refusal (`stage`). */
+  readonly state?: string;
+}
+
 /** One `_wizards` entry: the dialog asking for an API method's inputs (see `Model._wizards`). */
 export interface WizardDeclaration {
   /** The dialog's title (and the name of the button opening it). */
@@ -108,6 +120,14 @@ export class Model {
    * nothing on a draft, and the fields computed from what it set follow.
    */
   static _ui_effects?: Record<string, string>;
+  /**
+   * States that lock what they promise: `[{when: 'Q(stage__is_confirmed=True)', fields:
+   * ['customer', 'order_lines'], methods: ['action_confirm'], state: 'stage'}]`. While a record
+   * matches `when`, writing its `fields` (and creating, writing or deleting the lines of a
+   * OneToMany among them) is a `UserError`, and so is calling its `methods` through
+   * `/api/execute`; the web client shows those fields read-only and hides those buttons.
+   */
+  static _state_locks?: StateLock[];
   /** Fields `name_search` matches (defaults to the `_rec_name`). */
   static _name_search_fields?: string[];
   /**

@@ -15,6 +15,7 @@ import type { ModelMeta } from './model-meta.js';
 import { defineRecordAccessors } from './record-accessors.js';
 import { buildRecomputeTriggers, type RecomputeTrigger } from './recompute-triggers.js';
 import { bindWizards } from './wizards.js';
+import { bindStateLocks } from './state-locks.js';
 
 /** The model code one module contributes. */
 export interface ModuleCode {
@@ -72,6 +73,7 @@ export class Registry {
     for (const meta of registry.models.values()) resolveRelations(registry, meta);
     for (const meta of registry.models.values()) {
       validateDeclarations(meta);
+      bindStateLocks(registry, meta);
       // Wizard inputs refer to models by name: bound once every model is composed.
       Object.assign(meta, { wizards: bindWizards(registry, meta) });
       defineRecordAccessors(meta);

@@ -173,9 +173,11 @@ describe('statement budget', () => {
 
   it('creating a task in a project is one INSERT carrying its computed fields', async () => {
     const projectId = await t.run(async () => (await ProjectProject.create({ name: 'Budget project' })).id);
+    // With its stage: a task created without one looks the first stage up first (its default).
+    const stage = (await t.api('POST', '/api/query/ProjectStage', { fields: ['id'], limit: 1 })).json()[0].id;
     let body: any;
     const counted = await t.countStatements(async () => {
-      const res = await t.api('POST', '/api/create/ProjectTask', { name: 'Budget created', project: projectId, planned_hours: 8, effective_hours: 3 });
+      const res = await t.api('POST', '/api/create/ProjectTask', { name: 'Budget created', project: projectId, stage, planned_hours: 8, effective_hours: 3 });
       expect(res.statusCode, res.body).toBe(200);
       body = res.json();
     });

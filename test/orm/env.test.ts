@@ -54,7 +54,7 @@ describe('nested code', () => {
   it('a write made by nested model code is rolled back when the unit of work fails', async () => {
     let taskId = 0;
     await t.run(async () => {
-      taskId = (await ProjectTask.create({ name: 'Env rollback task' })).id;
+      taskId = (await ProjectTask.create({ name: 'Env rollback task', stage: null })).id;
     });
     await expect(t.run(async () => {
       await Contact.create({ name: 'Rolled Back Env' });

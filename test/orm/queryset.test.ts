@@ -37,7 +37,7 @@ async function seed() {
     { name: 'alpha', project: project.id, stage: zulu!.id, sequence: 1, planned_hours: 10, effective_hours: 4, priority: '0' },
     { name: 'bravo', project: project.id, stage: alpha!.id, sequence: 2, planned_hours: 5, effective_hours: 5, priority: '2' },
     { name: 'charlie', project: project.id, stage: zulu!.id, sequence: 3, planned_hours: 2.5, effective_hours: 0, priority: '0' },
-    { name: 'delta', project: project.id, sequence: 4, planned_hours: 0, effective_hours: 1, priority: '1' },
+    { name: 'delta', project: project.id, stage: null, sequence: 4, planned_hours: 0, effective_hours: 1, priority: '1' },
   ])) as Rec[];
   return { project, zulu: zulu!, alpha: alpha!, tasks, qs: Task().query({ project: project.id }) };
 }

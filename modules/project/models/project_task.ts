@@ -4,6 +4,11 @@ import { ProjectStage } from './project_stage.js';
 import type { ProjectProject } from './project_project.js';
 import type { ProjectTag } from './project_tag.js';
 
+/** The first stage of the pipeline (the stages' own order): where a new task starts. */
+async function firstStage(): Promise<number | null> {
+  return (await ProjectStage.query().first())?.id ?? null;
+}
+
 export class ProjectTask extends Model {
   static override _verbose_name = 'Task';
   static override _order_by = ['sequence ASC', 'deadline ASC', 'id ASC'];
@@ -21,14 +26,16 @@ export class ProjectTask extends Model {
       defaults: 'default_reassign',
     },
   };
+  // A closed task is closed already: Close is not offered there, and refused.
+  static override _state_locks = [{ when: 'Q(stage__is_closed=True)', state: 'stage', methods: ['action_close'] }];
   // A sub-task belongs to its parent's project: choosing the parent in a form fills the project.
   static override _ui_effects = { parent: 'effect_parent' };
   static override fields = {
     name: fields.Char({ required: true, max_length: 255 }),
     description: fields.Text(),
     project: fields.ManyToOne('ProjectProject', { related_name: 'tasks', on_delete: 'CASCADE' }),
-    // RESTRICT: a stage that still holds tasks cannot be deleted.
-    stage: fields.ManyToOne('ProjectStage', { related_name: 'tasks', on_delete: 'RESTRICT' }),
+    // RESTRICT: a stage that still holds tasks cannot be deleted. A new task starts in the first stage.
+    stage: fields.ManyToOne('ProjectStage', { related_name: 'tasks', on_delete: 'RESTRICT', default: firstStage }),
     priority: fields.Selection({
       choices: [['0', 'Normal'], ['1', 'Important'], ['2', 'Urgent']],
       default: '0',

@@ -33,7 +33,7 @@ export class SaleOrder extends Model {
   static override _verbose_name = 'Sales Order';
   static override _order_by = ['date_order DESC', 'id DESC'];
   static override _unique_together = [['name']];
-  static override _api_methods = ['action_confirm', 'action_update_rate', 'action_print', 'action_apply_discount'];
+  static override _api_methods = ['action_confirm', 'action_cancel', 'action_update_rate', 'action_print', 'action_apply_discount'];
   // The dialog of action_apply_discount (POST /api/action-meta/SaleOrder/action_apply_discount).
   static override _wizards = {
     action_apply_discount: {
@@ -43,6 +43,18 @@ export class SaleOrder extends Model {
       },
     },
   };
+  // A confirmed order is a promise to the customer: who buys, what, at which price and rate stay as
+  // confirmed (Cancel it first to change them), and it cannot be confirmed again.
+  static override _state_locks = [{
+    when: 'Q(stage__is_confirmed=True)',
+    state: 'stage',
+    fields: ['customer', 'company', 'currency', 'currency_rate', 'date_order', 'order_lines'],
+    methods: ['action_confirm', 'action_update_rate', 'action_apply_discount'],
+  }, {
+    when: 'Q(stage__is_cancelled=True)',
+    state: 'stage',
+    methods: ['action_cancel'],
+  }];
   // Choosing a customer of one of the caller's companies puts the order in that company (form effect).
   static override _ui_effects = { customer: 'effect_customer' };
   static override fields = {
@@ -133,6 +145,14 @@ export class SaleOrder extends Model {
     if (!confirmed) throw new UserError('Cannot confirm the order: no stage is marked as confirmed. Mark one in Sales > Configuration > Stages.');
     await this.write({ stage: confirmed.id });
     return { stage: confirmed.id };
+  }
+
+  /** Moves the order to the first cancelled stage: a confirmed order is editable (and deletable) again. */
+  async action_cancel(_inputs: Record<string, unknown> = {}, _context: Record<string, unknown> = {}): Promise<{ stage: number }> {
+    const cancelled = await SaleStage.query('Q(is_cancelled=True)').order_by('sequence ASC', 'id ASC').first();
+    if (!cancelled) throw new UserError('Cannot cancel the order: no stage is marked as cancelled. Mark one in Sales > Configuration > Stages.');
+    await this.write({ stage: cancelled.id });
+    return { stage: cancelled.id };
   }
 
   /** The Print button: answers the quotation / order PDF (a report action; several orders → one ZIP). */

@@ -28,6 +28,7 @@ import { assertRecordsAllowed, createCheck } from '../../access/record-checks.js
 import { prepareFileCreate } from './file-values.js';
 import { isAloneRefusal, RefusedAlone, REFUSED_COLUMN, refusingColumn } from './create-alone.js';
 import { sendsNextAlone } from '../../db/direct-statements.js';
+import { assertUnlocked, hasStateLocks } from '../state-locks.js';
 
 const ALONE = { alone: true } as const;
 
@@ -83,6 +84,8 @@ async function create(
   const items = options.items;
   assertRight(meta, 'create');
   // The model's veto sees the whole batch: what it refuses names an item only when all come from one.
+  // A line of a record in a locked state cannot be added (state-locks.ts).
+  if (hasStateLocks(meta)) await atItemAsync(soleItem(items), () => assertUnlocked(meta, { op: 'create', vals: valsList }, Boolean(options.parentLink)));
   const checkChange = meta.cls._check_change;
   if (checkChange) await atItemAsync(soleItem(items), () => checkChange.call(meta.cls, { op: 'create', vals: valsList }));
   // File fields: uploads become attachments first (file-values.ts).

@@ -10,10 +10,12 @@ import { runGuarded } from '../execute-sql.js';
 import { collectDependents, flushRecompute, newPending, triggeredFieldNames } from './recompute.js';
 import { assertRecordsAllowed } from '../../access/record-checks.js';
 import { prepareFileDelete } from './file-values.js';
+import { assertUnlocked, hasStateLocks } from '../state-locks.js';
 
 export async function deleteRecords(meta: ModelMeta, ids: readonly number[]): Promise<void> {
   if (!ids.length) return;
   await assertRecordsAllowed(meta, 'delete', ids);
+  if (hasStateLocks(meta)) await assertUnlocked(meta, { op: 'delete', ids });
   await meta.cls._check_change?.({ op: 'delete', ids });
   // Attachments release their bytes; File-field owners take their attachments with them.
   const files = await prepareFileDelete(meta, ids);

@@ -31,6 +31,7 @@ import { assertDistinctKeys, attributeFailure } from './item-keys.js';
 import { setFromRows } from './update-rows.js';
 import { trackChanges } from './changed-fields.js';
 import type { OneToManyField } from '../fields/relational-fields.js';
+import { assertUnlockedWrites, hasStateLocks } from '../state-locks.js';
 
 export interface WriteOptions {
   /** The link to the parent a OneToMany write sets on its lines (set by the write path, not the caller). */
@@ -134,6 +135,8 @@ async function apply(meta: ModelMeta, ids: readonly number[], plan: WritePlan, u
   const items = options.items;
   await assertRecordsAllowed(meta, 'write', ids);
   await checkChange(meta, ids, plan.given, items);
+  // Fields a record's state locks (state-locks.ts).
+  if (hasStateLocks(meta)) await atItemAsync(soleItem(items), () => assertUnlockedWrites(meta, ids, plan.given, Boolean(options.parentLink)));
   // Links to records the caller may not read are refused by the UPDATE's own RETURNING (no statement of its own).
   const uploaded = new Set(files.flatMap((f) => (f ? [...f.uploaded] : [])));
   const links = linkCheck(meta, uniform ? [sorted[0]!.columns] : sorted.map((s) => s.columns), { except: options.parentLink, uploaded });
