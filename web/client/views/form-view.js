@@ -17,7 +17,7 @@
  */
 import { html } from '../../lib/html.js';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { api, filenameOf, readAction, saveBlob } from '../api.js';
+import { ApiError, api, filenameOf, readAction, saveBlob } from '../api.js';
 import { linkName } from '../format.js';
 import { modelRights } from '../fields/model-rights.js';
 import { setLeaveGuard } from '../leave-guard.js';
@@ -37,6 +37,7 @@ import { notify } from '../fields/notify.js';
 import { useReloadAction } from '../realtime/live.js';
 import { followRecord } from '../realtime/record-watch.js';
 import { RecordChangedPrompt } from './form/record-changed-prompt.js';
+import { NO_LOCKS, heldLocks } from './form/state-locks.js';
 
 /**
  * @typedef {import('../fields/field-props.js').FieldInfo} FieldInfo
@@ -136,7 +137,8 @@ const messageOf = (err) => (err instanceof Error ? err.message : String(err));
  *   views?: {Form?: any[]},
  *   registry: Record<string, any>,
  *   modelInfo: {model: string, label: string, rec_name: string | null, api_methods: string[], record_methods?: string[], wizards: {method: string, title: string}[],
- *     reports: {id: number, identifier: string | null, name: string, format: string}[], effect_fields: string[], create: boolean, write: boolean, unlink: boolean},
+ *     reports: {id: number, identifier: string | null, name: string, format: string}[], effect_fields: string[], create: boolean, write: boolean, unlink: boolean,
+ *     archivable?: boolean, state_locks?: import('./form/state-locks.js').StateLock[]},
  *   route: Record<string, string>,
  *   navigate: (params: Record<string, unknown>, options?: {replace?: boolean}) => unknown,
  *   session?: {user?: {lang?: string | null}, lang?: string | null},
@@ -164,8 +166,15 @@ export function FormView({ action, views, registry, modelInfo, route, navigate, 
   const [revision, setRevision] = useState(0);
   // The record changed on the server since it was read (a `record_changed` ping): who and which fields.
   const [change, setChange] = useState(/** @type {import('./form/record-changed-prompt.js').RecordChange | null} */ (null));
+  // What the record's state locks (a confirmed order's lines), read with the record.
+  const [locks, setLocks] = useState(NO_LOCKS);
+  // The record could not be read (it does not exist, or not for this user): nothing to save,
+  // delete or run; the form offers only the way back to the list.
+  const [unreadableRecord, setUnreadableRecord] = useState(false);
   const changeSeq = useRef(0);
 
+  const savedRef = useRef(saved);
+  savedRef.current = saved;
   const valuesRef = useRef(values);
   valuesRef.current = values;
   const dirtyRef = useRef(false);
@@ -175,7 +184,7 @@ export function FormView({ action, views, registry, modelInfo, route, navigate, 
   const rootRef = useRef(/** @type {HTMLElement | null} */ (null));
 
   const base = saved ?? {};
-  const writable = shape ? shape.names.filter((n) => !shape.fields[n].readonly) : [];
+  const writable = shape ? shape.names.filter((n) => !shape.fields[n].readonly && !locks.fields.has(n)) : [];
   const changed = shape && saved ? changedNames(shape.fields, writable, values, saved, shape.lineFields) : [];
   const dirty = changed.length > 0 || Object.keys(unreadable).length > 0;
   dirtyRef.current = dirty;
@@ -211,12 +220,17 @@ export function FormView({ action, views, registry, modelInfo, route, navigate, 
     const seenChange = changeSeq.current;
     setBusy(true);
     setFailure(null);
+    setUnreadableRecord(false);
     forgetUnreadable();
     try {
       if (id !== null) {
-        const row = /** @type {Record<string, any>} */ (await api.fetchRecord(model, id, { fields: s.paths }));
+        const [row, held] = await Promise.all([
+          /** @type {Promise<Record<string, any>>} */ (api.fetchRecord(model, id, { fields: s.paths })),
+          heldLocks(model, id, modelInfo.state_locks, Boolean(modelInfo.archivable)),
+        ]);
         if (seq !== loadSeq.current) return;
         const loaded = formValues(s, row);
+        setLocks(held);
         setSaved(loaded);
         setValues(loaded);
         setChange((c) => (c && c.seq <= seenChange ? null : c));
@@ -230,12 +244,20 @@ export function FormView({ action, views, registry, modelInfo, route, navigate, 
         }
         initial = await withCurrencies(s, initial);
         if (seq !== loadSeq.current) return;
+        setLocks(NO_LOCKS);
         setSaved(initial);
         setValues(initial);
       }
       setProblems({});
     } catch (err) {
-      if (seq === loadSeq.current) setFailure(messageOf(err));
+      if (seq !== loadSeq.current) return;
+      // A record read before (a save's reload) stays on screen with the message; none: none to act on.
+      if (id !== null && !savedRef.current) {
+        setUnreadableRecord(true);
+        setFailure(err instanceof ApiError && err.status === 404
+          ? `This ${modelInfo.label.toLowerCase()} (#${id}) does not exist: it may have been deleted.`
+          : messageOf(err));
+      } else setFailure(messageOf(err));
     } finally {
       if (seq === loadSeq.current) setBusy(false);
     }
@@ -460,13 +482,16 @@ export function FormView({ action, views, registry, modelInfo, route, navigate, 
   const reportIdentifiers = new Set(modelInfo.reports.map((r) => r.identifier));
   // A method answering a report the Print buttons already offer is not offered twice.
   // Only record methods make sense on a record's buttons (a model-level one takes no ids).
-  const methods = (modelInfo.record_methods ?? modelInfo.api_methods).filter((m) => !wizardMethods.has(m) && !(m === 'action_print' && reportIdentifiers.size));
+  // Nor a method the record's state refuses (Confirm on a confirmed order).
+  const methods = (modelInfo.record_methods ?? modelInfo.api_methods)
+    .filter((m) => !wizardMethods.has(m) && !(m === 'action_print' && reportIdentifiers.size) && !locks.methods.has(m));
+  const wizards = modelInfo.wizards.filter((w) => !locks.methods.has(w.method));
 
   /** @param {string} name @param {Record<string, any>} properties */
   const renderField = (name, properties) => {
     if (!shape || !shape.names.includes(name)) return null;
     const field = shape.fields[name];
-    const readonly = !canEdit || Boolean(field.readonly);
+    const readonly = !canEdit || Boolean(field.readonly) || locks.fields.has(name);
     if (field.type === 'OneToMany') {
       const model = field.related_model ?? '';
       return html`<section class="ff-field ff-field-lines" aria-labelledby=${`lines-${name}`}>
@@ -497,8 +522,9 @@ export function FormView({ action, views, registry, modelInfo, route, navigate, 
 
   return html`<article class="ff-form-view" ref=${rootRef} onKeyDown=${onKeyDown} aria-busy=${busy ? 'true' : 'false'}>
     <${FormToolbar} listName=${action.name} recordName=${recordName} dirty=${dirty} busy=${busy} isNew=${id === null}
-      canCreate=${modelInfo.create} canWrite=${modelInfo.write} canDelete=${modelInfo.unlink}
-      wizards=${id === null ? [] : modelInfo.wizards} methods=${id === null ? [] : methods} reports=${id === null ? [] : modelInfo.reports}
+      canCreate=${modelInfo.create && !unreadableRecord} canWrite=${modelInfo.write && !unreadableRecord} canDelete=${modelInfo.unlink && !unreadableRecord}
+      wizards=${id === null || unreadableRecord ? [] : wizards} methods=${id === null || unreadableRecord ? [] : methods}
+      reports=${id === null || unreadableRecord ? [] : modelInfo.reports}
       onBack=${() => navigate({ action: route.action, view: 'list' })}
       onNew=${() => navigate({ action: route.action, view: 'form' })}
       onSave=${() => void save()} onDiscard=${discard} onDelete=${() => void remove()}
@@ -510,6 +536,8 @@ export function FormView({ action, views, registry, modelInfo, route, navigate, 
           onDismiss=${() => setChange(null)} />`
       : null}
     ${failure ? html`<p class="ff-form-alert" role="alert">${failure}</p>` : null}
+    ${unreadableRecord ? html`<p><button type="button" class="ff-button" onClick=${() => navigate({ action: route.action, view: 'list' })}>
+        ${`Back to ${action.name}`}</button></p>` : null}
     ${shape && saved ? html`<form class="ff-form" noValidate aria-label=${recordName} onSubmit=${(/** @type {Event} */ e) => e.preventDefault()}>
         <${FormLayout} key=${revision} arch=${shape.arch} renderField=${renderField} />
       </form>`

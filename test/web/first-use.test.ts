@@ -1,0 +1,128 @@
+/**
+ * What a new user tripped over (issue 25 item 9), in Debian's Chromium through the shell:
+ * a confirmed order offers no Confirm again and shows its locked fields and lines read-only (and
+ * editable again once cancelled); a new task's form shows its first stage before saving; the form
+ * of a record that does not exist offers nothing to save, create or delete, only the way back;
+ * the list's sort order reaches the export; the Sales list footer total carries its currency;
+ * no page asks for anything that answers 404 (the favicon).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { guardedPage, launchBrowser, serveApp, signInContext, type GuardedPage, type ServedApp } from '../support/browser.js';
+import { testDatabase, type TestDatabase } from '../support/test-database.js';
+import { readRecord } from './form-steps.js';
+
+let t: TestDatabase;
+let served: ServedApp;
+let browser: Browser;
+let customer: number;
+let product: number;
+
+beforeAll(async () => {
+  t = await testDatabase('full');
+  await t.platform.install(t.name, { init: ['sales'] });
+  [served, browser] = await Promise.all([serveApp(t), launchBrowser()]);
+  customer = await create('Contact', { name: 'First Use Customer' });
+  product = await create('Product', { name: 'First Use Lamp', list_price: 30 });
+}, 90_000);
+afterAll(async () => {
+  await browser?.close();
+  await served?.close();
+  await t?.close();
+});
+
+async function create(model: string, vals: Record<string, unknown>): Promise<number> {
+  const res = await t.api('POST', `/api/create/${model}`, vals);
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json().id as number;
+}
+
+/** The administrator's page on `path`, signed in. */
+async function signedIn(path: string): Promise<GuardedPage> {
+  const g = await guardedPage(browser, served.baseUrl, { db: t.name });
+  await signInContext(t, served, g.context, 'admin@example.com', 'admin-password-for-tests');
+  await g.page.goto(path);
+  return g;
+}
+
+describe('a sales order in the browser', () => {
+  it('offers Confirm once: a confirmed order shows its customer and lines read-only, and editable again once cancelled', async () => {
+    const order = await create('SaleOrder', { customer, order_lines: [{ product, quantity: 2 }] });
+    const g = await signedIn(`/web#action=sales.action_sale_orders&view=form&id=${order}`);
+    const { page } = g;
+    const actions = page.getByRole('group', { name: 'Actions' });
+    const customerBox = page.getByRole('combobox', { name: 'Customer' });
+    const lines = page.getByRole('table', { name: 'Order lines' });
+    await customerBox.waitFor();
+    // A quotation: editable, Confirm and the discount offered.
+    await expect.poll(() => customerBox.isEditable()).toBe(true);
+    expect(await page.getByRole('button', { name: 'Add a line' }).count()).toBe(1);
+    expect(await lines.getByLabel('Quantity').count()).toBe(1);
+    expect(await actions.getByRole('button', { name: 'Apply a discount' }).count()).toBe(1);
+    await actions.getByRole('button', { name: 'Confirm' }).click();
+    await expect.poll(async () => (await readRecord(t, 'SaleOrder', order, ['stage'])).stage.display_name).toBe('Sales Order');
+
+    // Confirmed: no Confirm, no discount, no rate update; customer and lines read-only.
+    await expect.poll(() => actions.getByRole('button', { name: 'Confirm' }).count()).toBe(0);
+    expect(await actions.getByRole('button', { name: 'Apply a discount' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Update rate' }).count()).toBe(0);
+    // A read-only link is its name (an output), not a combobox.
+    expect(await customerBox.count()).toBe(0);
+    expect(await page.getByLabel('Customer', { exact: true }).innerText()).toBe('First Use Customer');
+    expect(await page.getByRole('button', { name: 'Add a line' }).count()).toBe(0);
+    // The lines are text: no input, no Remove button.
+    expect(await lines.getByLabel('Quantity').count()).toBe(0);
+    expect(await lines.getByRole('button', { name: /^Remove line/ }).count()).toBe(0);
+    expect(await lines.innerText()).toContain('First Use Lamp');
+    // What the state does not lock stays editable (the note), and Print is still there.
+    expect(await page.getByLabel('Terms and conditions').isEditable()).toBe(true);
+    expect(await page.getByRole('button', { name: 'Print Quotation / Order' }).count()).toBe(1);
+
+    // Cancel: the order is editable again and can be confirmed again; Cancel is not offered twice.
+    await actions.getByRole('button', { name: 'Cancel' }).click();
+    await expect.poll(() => customerBox.count()).toBe(1);
+    expect(await customerBox.isEditable()).toBe(true);
+    expect(await actions.getByRole('button', { name: 'Confirm' }).count()).toBe(1);
+    expect(await page.getByRole('button', { name: 'Add a line' }).count()).toBe(1);
+    expect(await actions.getByRole('button', { name: 'Cancel' }).count()).toBe(0);
+    expect((await readRecord(t, 'SaleOrder', order, ['stage'])).stage.display_name).toBe('Cancelled');
+    g.assertClean();
+    await g.close();
+  });
+});
+
+describe('a new task', () => {
+  it('shows its first stage before it is saved, and keeps it', async () => {
+    const g = await signedIn('/web#action=project.action_project_tasks&view=form');
+    const { page } = g;
+    await page.getByLabel('Name', { exact: true }).waitFor();
+    const bar = page.getByRole('group', { name: 'Stage' });
+    await expect.poll(() => bar.getByRole('button', { name: 'New', exact: true }).getAttribute('aria-current')).toBe('step');
+    await page.getByLabel('Name', { exact: true }).fill('Staged in the browser');
+    await page.getByRole('group', { name: 'Record' }).getByRole('button', { name: 'Save' }).click();
+    await page.waitForFunction(() => /[#&]id=\d+/.test(location.hash));
+    const id = Number(/[#&]id=(\d+)/.exec(await page.evaluate(() => location.hash))![1]);
+    expect((await readRecord(t, 'ProjectTask', id, ['stage'])).stage.display_name).toBe('New');
+    g.assertClean();
+    await g.close();
+  });
+});
+
+describe('the form of a record that does not exist', () => {
+  it('says so, offers no Save, New, Delete nor actions, and leads back to the list', async () => {
+    const g = await signedIn('/web#action=sales.action_sale_orders&view=form&id=99999');
+    const { page } = g;
+    const alert = page.getByRole('alert').filter({ hasText: 'does not exist' });
+    await alert.waitFor();
+    expect(await alert.innerText()).toBe('This sales order (#99999) does not exist: it may have been deleted.');
+    for (const name of ['Save', 'Discard', 'New', 'Delete', 'Confirm', 'Print Quotation / Order']) {
+      expect(await page.getByRole('button', { name, exact: true }).count(), name).toBe(0);
+    }
+    await page.getByRole('button', { name: 'Back to Quotations and Orders' }).click();
+    await page.waitForURL(/view=list|^[^#]*#action=sales\.action_sale_orders$/);
+    await page.getByRole('table').waitFor();
+    expect(await page.evaluate(() => location.hash)).not.toContain('id=99999');
+    g.assertClean();
+    await g.close();
+  });
+});
