@@ -7,6 +7,7 @@
  * (`openapi-schemas.ts`), so the document says exactly what this database accepts.
  */
 import { createRequire } from 'node:module';
+import { API_KEY_PREFIX } from '../auth/api-keys.js';
 import { CSRF_HEADER } from '../auth/csrf.js';
 import { SESSION_COOKIE } from '../http/session-cookies.js';
 import type { ModelMeta } from '../orm/model-meta.js';
@@ -405,7 +406,8 @@ function description(registry: Registry, dbName: string, bulkMax: number): strin
   return [
     `The HTTP API of database \`${dbName}\`, generated from the modules installed in it (${registry.modules.map((m) => `\`${m}\``).join(', ')}).`,
     '',
-    '**Authentication.** An API key (`Authorization: Bearer ffk_…`, created in Settings › General › API Keys; it acts as its service account), or a session access token as Bearer. A browser session cookie works too; then every request but a read needs the `X-CSRF-Token` header. Without a valid credential: 401.',
+    // The key's prefix from where keys are made, so the text cannot drift from the keys again.
+    `**Authentication.** An API key (\`Authorization: Bearer ${API_KEY_PREFIX}…\`, created in Settings › General › API Keys; it acts as its service account), or a session access token as Bearer. A browser session cookie works too; then every request but a read needs the \`X-CSRF-Token\` header. Without a valid credential: 401.`,
     '',
     '**Database.** The `X-DB-NAME` header, else the first label of the host name, else the only database.',
     '',
@@ -470,7 +472,7 @@ export function openApiDocument(registry: Registry, options: OpenApiOptions): Re
         RecordId: { name: 'id', in: 'path', required: true, description: 'The record id.', schema: ref('RecordId') },
       },
       securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer', description: 'An API key (`ffk_…`) or a session access token.' },
+        bearer: { type: 'http', scheme: 'bearer', description: `An API key (\`${API_KEY_PREFIX}…\`) or a session access token.` },
         sessionCookie: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE, description: 'The web client\'s session cookie.' },
         csrfToken: { type: 'apiKey', in: 'header', name: CSRF_HEADER, description: 'With the session cookie, on every request but a read.' },
       },
