@@ -284,9 +284,12 @@ describe.each(ENGINES)('import on %s', (_engine, open) => {
           ['Imp O4', 'Imp Acme', '', '', ''],
         ],
       });
-      expect(answer.summary).toEqual({ total_records: 4, created: 2, updated: 0, errors: 2 });
+      expect(answer.summary).toEqual({ total_records: 4, created: 2, updated: 0, errors: 4 });
+      // The refused orders' own rows say why they were not imported (held back by their lines).
       expect(answer.details.errors).toEqual([
+        { row: 3, message: expect.stringContaining('its line at row 4 has an error'), held_back: true },
         { row: 4, field: 'order_lines/product', message: expect.stringContaining("'Imp Nothing'") },
+        { row: 5, message: expect.stringContaining('its line at row 6 has an error'), held_back: true },
         { row: 6, field: 'order_lines/quantity', message: expect.stringContaining("'many'") },
       ]);
       const SaleOrder = () => modelOf<typeof Model>('SaleOrder');
@@ -323,8 +326,8 @@ describe.each(ENGINES)('import on %s', (_engine, open) => {
         fields: ['note', 'customer', 'order_lines/product'],
         data: [['n', 'c', 'p'], ['', '', 'Imp Widget'], ['Imp O5', 'Imp Acme', 'Imp Widget'], ['', 'Imp Acme', 'Imp Gadget']],
       });
-      expect(answer.summary).toEqual({ total_records: 1, created: 0, updated: 0, errors: 2 });
-      expect(answer.details.errors.map((e: any) => [e.row, e.field])).toEqual([[1, undefined], [3, 'customer']]);
+      expect(answer.summary).toEqual({ total_records: 1, created: 0, updated: 0, errors: 3 });
+      expect(answer.details.errors.map((e: any) => [e.row, e.field, e.held_back])).toEqual([[1, undefined, undefined], [2, undefined, true], [3, 'customer', undefined]]);
     });
 
     it('isolates what only the database refuses (a unique key held by a stored record, or twice in the file): good rows still commit', async () => {
@@ -369,7 +372,7 @@ describe.each(ENGINES)('import on %s', (_engine, open) => {
   });
 
   describe('modes', () => {
-    it('atomic: any error writes nothing and reports created 0, updated 0', async () => {
+    it('atomic: any error writes nothing, reports created 0, updated 0, and holds back every other row', async () => {
       const [acmeBefore] = await contacts(`Q(id=${ids.acme})`, ['phone']);
       const answer = await importing('Contact', {
         atomic: true, fields: ['identifier', 'name', 'phone'],
@@ -377,15 +380,23 @@ describe.each(ENGINES)('import on %s', (_engine, open) => {
       });
       expect(answer).toEqual({
         message: expect.any(String),
-        summary: { total_records: 3, created: 0, updated: 0, errors: 1 },
-        details: { creates: [], updates: [], errors: [{ row: 3, field: 'name', message: expect.stringContaining('required') }] },
+        summary: { total_records: 3, created: 0, updated: 0, errors: 3 },
+        details: {
+          creates: [], updates: [],
+          errors: [
+            { row: 1, message: expect.stringContaining('all or nothing'), held_back: true },
+            { row: 2, message: expect.stringContaining('all or nothing'), held_back: true },
+            { row: 3, field: 'name', message: expect.stringContaining('required') },
+          ],
+        },
         success: false,
       });
       expect(await contacts("Q(name='Imp Atomic 1')")).toEqual([]);
       expect((await contacts(`Q(id=${ids.acme})`, ['phone']))[0]!.phone).toBe(acmeBefore!.phone);
       // A database refusal in atomic mode rolls back what was written before it too.
       const unique = await importing('ContactTag', { atomic: true, fields: ['name'], data: [['n'], ['Imp A1'], ['Imp VIP']] });
-      expect(unique.summary).toEqual({ total_records: 2, created: 0, updated: 0, errors: 1 });
+      expect(unique.summary).toEqual({ total_records: 2, created: 0, updated: 0, errors: 2 });
+      expect(unique.details.errors.map((e: any) => [e.row, e.held_back])).toEqual([[1, true], [2, undefined]]);
       expect(await run(() => ContactTag.query({ name: 'Imp A1' }).count())).toBe(0);
       const fine = await importing('ContactTag', { atomic: true, fields: ['name'], data: [['n'], ['Imp A2']] });
       expect(fine).toMatchObject({ success: true, summary: { created: 1 } });

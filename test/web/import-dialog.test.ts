@@ -58,13 +58,13 @@ describe('the import dialog', () => {
     expect(first!.slice(0, 2)).toEqual(['3', 'Stage']);
     expect(first![2]).toMatch(/Nowhere/);
     expect(second!.slice(0, 2)).toEqual(['4', 'Deadline']);
-    await expect(dialog.getByRole('alert').innerText()).resolves.toMatch(/Test found 2 errors in 4 records \(2 would be created, 0 updated\)\. Nothing was imported\./);
+    await expect(dialog.getByRole('alert').innerText()).resolves.toBe('Test found 2 errors in 4 rows (4 records): 2 would be created, 0 updated, 2 rows would not be imported. Nothing was imported.');
     expect(await countOf('ProjectTask')).toBe(1);
 
     // Import: the progress bar ends full, the result is told, the list behind reloads.
     await dialog.getByRole('button', { name: 'Import', exact: true }).click();
     const progress = dialog.getByRole('progressbar', { name: 'Import progress' });
-    await expect.poll(() => dialog.getByRole('alert').innerText()).toMatch(/^2 created, 0 updated, 2 errors: the rows with errors were not imported\.$/);
+    await expect.poll(() => dialog.getByRole('alert').innerText()).toBe('2 created, 0 updated; 2 rows not imported because of 2 errors: fix them in the failed-rows file and import it again.');
     await expect(progress.evaluate((p) => [(p as HTMLProgressElement).value, (p as HTMLProgressElement).max])).resolves.toEqual([4, 4]);
     expect(await countOf('ProjectTask')).toBe(3);
     // The same rows are never sent twice; the focus is on the result, not lost with the disabled button.
@@ -100,7 +100,7 @@ describe('the import dialog', () => {
     const imported = g.page.waitForRequest((r) => r.url().endsWith('/api/import/ProjectTask'));
     await dialog.getByRole('button', { name: 'Import', exact: true }).click();
     expect(JSON.parse((await imported).postData()!).data).toEqual([['name', 'planned_hours'], ['Existing task', 0]]);
-    await expect.poll(() => dialog.getByRole('status').filter({ hasText: 'Imported' }).innerText()).toBe('Imported 1 record: 1 created, 0 updated.');
+    await expect.poll(() => dialog.getByRole('status').filter({ hasText: 'Imported' }).innerText()).toBe('Imported 1 row (1 record): 1 created, 0 updated.');
     g.assertClean();
     await g.close();
   });

@@ -10,7 +10,8 @@
  * number of statements grows with the batches, never with the rows of a batch.
  *
  * Modes: by default valid records commit and every failure is an entry of `details.errors`; a
- * record with any error is not written, nor are its lines. `atomic`: any error writes nothing
+ * record with any error is not written, nor are its lines, and every row ends in exactly one of
+ * created, updated or an error naming it (`import-answer.ts`). `atomic`: any error writes nothing
  * (the whole import runs in a savepoint rolled back at the end). `dry_run`: everything runs,
  * targets `create_fields` would add included, in a savepoint that is always rolled back, so the
  * answer says exactly what an import would do and nothing stays.
@@ -23,6 +24,7 @@ import { ManyToManyField, ManyToOneField } from '../../orm/fields/relational-fie
 import { currentEnv } from '../../orm/env.js';
 import type { ModelMeta } from '../../orm/model-meta.js';
 import { currencyOf } from '../../orm/write/monetary-rounding.js';
+import { importAnswer, type ImportAnswer, type WrittenRecord } from './import-answer.js';
 import { writeBatch, type BatchItem } from './import-batches.js';
 import { readColumns, readMatchFields, type ImportColumns, type ValueColumn } from './import-columns.js';
 import { PROGRESS_EVERY, reportProgress, type ProgressOwner } from './import-progress.js';
@@ -39,15 +41,6 @@ export interface ImportOptions {
   readonly progressOwner?: ProgressOwner;
   /** Most records per batch (tests lower it to cross batch boundaries). */
   readonly batchRecords?: number;
-}
-
-export interface ImportAnswer {
-  message: string;
-  summary: { total_records: number; created: number; updated: number; errors: number; would_create?: number; would_update?: number };
-  details: { creates: { row: number; id?: number }[]; updates: { row: number; id?: number }[]; errors: RowError[] };
-  success: boolean;
-  valid?: boolean;
-  dry_run?: true;
 }
 
 /** Most records of one batch, and the bound parameters its INSERTs may carry (PostgreSQL takes 65,535). */
@@ -74,7 +67,7 @@ export async function importRecords(meta: ModelMeta, body: unknown, options: Imp
   progress(0);
   const errors: RowError[] = [...orphanErrors];
   const required = new RequiredFields();
-  const written: { record: ImportedRecord; id: number; updated: boolean }[] = [];
+  const written: WrittenRecord[] = [];
 
   const run = async () => {
     let done = 0;
@@ -109,7 +102,7 @@ export async function importRecords(meta: ModelMeta, body: unknown, options: Imp
   else if (request.atomic) await provisional('ff_import', run, () => errors.length === 0);
   else await run();
 
-  return answer(request.dryRun, request.atomic, total, written, errors);
+  return importAnswer({ dryRun: request.dryRun, atomic: request.atomic, records, written, errors });
 }
 
 function hasRight(meta: ModelMeta, perm: Permission): boolean {
@@ -245,26 +238,3 @@ function requiredError(f: Field, row: number, path: string | undefined): RowErro
   if (path) return { row, field: path, message: `Column '${path}': a value is required (${f.model.verboseName} '${f.name}')` };
   return { row, message: `'${f.name}' (${f.label}) of ${f.model.verboseName} is required, and no column gives it` };
 }
-
-function answer(
-  dryRun: boolean, atomic: boolean, total: number, written: readonly { record: ImportedRecord; id: number; updated: boolean }[], errors: RowError[],
-): ImportAnswer {
-  errors.sort((a, b) => a.row - b.row);
-  const kept = dryRun || (atomic && errors.length) ? [] : written;
-  const entry = (w: { record: ImportedRecord; id: number }) => (dryRun ? { row: w.record.row } : { row: w.record.row, id: w.id });
-  const creates = (dryRun ? written : kept).filter((w) => !w.updated).sort((a, b) => a.record.row - b.record.row).map(entry);
-  const updates = (dryRun ? written : kept).filter((w) => w.updated).sort((a, b) => a.record.row - b.record.row).map(entry);
-  const success = errors.length === 0;
-  if (dryRun) {
-    return {
-      message: `Dry run of ${total} records: ${creates.length} would be created, ${updates.length} updated, ${errors.length} errors; nothing was written`,
-      summary: { total_records: total, created: 0, updated: 0, errors: errors.length, would_create: creates.length, would_update: updates.length },
-      details: { creates, updates, errors }, success, valid: success, dry_run: true,
-    };
-  }
-  const message = atomic && !success
-    ? `Nothing was imported: ${errors.length} errors (atomic import)`
-    : `Imported ${total} records: ${creates.length} created, ${updates.length} updated, ${errors.length} errors`;
-  return { message, summary: { total_records: total, created: creates.length, updated: updates.length, errors: errors.length }, details: { creates, updates, errors }, success };
-}
-

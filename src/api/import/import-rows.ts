@@ -1,9 +1,14 @@
 /**
  * The rows of `data` read into records (CONTRACTS C3): a row whose first cell is not blank starts a
- * record; a row whose first cell is blank is a OneToMany line of the record above (a record's
- * first line may sit on its own row). Cells are converted in memory (`cell-values.ts`); relation
- * cells are kept as texts for the batch's resolver. A cell that cannot be read is an error of its
- * own row naming the column and the value; rows left wholly blank are skipped.
+ * record; a row whose first cell is blank and that gives a line column a value is a OneToMany line
+ * of the record above (a record's first line may sit on its own row). Cells are converted in memory
+ * (`cell-values.ts`); relation cells are kept as texts for the batch's resolver. A cell that cannot
+ * be read is an error of its own row naming the column and the value; rows left wholly blank are
+ * skipped (they are no input row).
+ *
+ * A row with a blank first cell and no line value is no line of anything: most often a record whose
+ * first cell was forgotten. It is an error of its own row and leaves the record above alone (as
+ * Odoo reads such a row as a record of its own), rather than failing a record it adds nothing to.
  */
 import { showValue, type Field } from '../../orm/fields/field.js';
 import { ManyToManyField, type OneToManyField } from '../../orm/fields/relational-fields.js';
@@ -16,6 +21,8 @@ export interface RowError {
   row: number;
   field?: string;
   message: string;
+  /** The row itself is fine: it was not imported because of errors elsewhere (its record, a line of it, an atomic import). */
+  held_back?: true;
 }
 
 /** A relation cell waiting for its batch's resolver; `holder[field]` gets the id(s). */
@@ -40,6 +47,8 @@ export interface ImportedRecord {
   /** Fields whose cell is blank: an update clears them. */
   readonly blank: Field[];
   readonly lines: Map<OneToManyField, ImportLine[]>;
+  /** The rows after `row` that are lines of this record (each ends as this record does). */
+  readonly lineRows: number[];
   readonly relations: RelationCell[];
   readonly errors: RowError[];
   /** The `identifier` cell, when given. */
@@ -50,7 +59,7 @@ export interface ImportedRecord {
 
 export interface ReadRows {
   readonly records: ImportedRecord[];
-  /** Errors of rows that belong to no record (a line row before any record). */
+  /** Errors of rows that belong to no record (a line before any record, a blank first cell and no line value). */
   readonly orphanErrors: RowError[];
 }
 
@@ -65,10 +74,14 @@ export function readRows(data: readonly (readonly Cell[])[], columns: ImportColu
     if (!isBlank(row[0])) {
       current = newRecord(r, row, columns, dateFormat);
       records.push(current);
+    } else if (!columns.lines.some((l) => l.columns.some((c) => !isBlank(row[c.index])))) {
+      orphanErrors.push(noLineError(r, columns));
+      continue;
     } else if (!current) {
       orphanErrors.push({ row: r, message: 'This row has a blank first cell, so it is a line of the record above, but no record comes before it' });
       continue;
     } else {
+      current.lineRows.push(r);
       const given = topColumns.find((i) => !isBlank(row[i]));
       if (given !== undefined) {
         current.errors.push({
@@ -92,7 +105,7 @@ function newRecord(r: number, row: readonly Cell[], columns: ImportColumns, date
   const identifierCell = columns.identifierColumn === null ? null : row[columns.identifierColumn];
   const idCell = columns.idColumn === null ? null : row[columns.idColumn];
   const record: ImportedRecord = {
-    row: r, vals: {}, blank: [], lines: new Map(), relations: [], errors: [],
+    row: r, vals: {}, blank: [], lines: new Map(), lineRows: [], relations: [], errors: [],
     identifier: isBlank(identifierCell) ? null : cellText(identifierCell!),
     dbId: isBlank(idCell) ? null : /^\d+$/.test(cellText(idCell!)) ? Number(cellText(idCell!)) : NaN,
   };
@@ -125,6 +138,16 @@ function readCell(c: ValueColumn, cell: Cell, r: number, vals: Record<string, un
 
 export function cellError(row: number, path: string, cell: Cell, reason: string): RowError {
   return { row, field: path, message: `Column '${path}', value ${showValue(cell)}: ${reason}` };
+}
+
+/** The error of a row whose first cell is blank and which gives no line column a value. */
+function noLineError(r: number, columns: ImportColumns): RowError {
+  const first = columns.record.find((c) => c.index === 0)?.path ?? (columns.idColumn === 0 ? 'id' : null);
+  const named = first === null ? 'first column' : `first column ('${first}')`;
+  return {
+    row: r, ...(first === null ? {} : { field: first }),
+    message: `This row's ${named} is blank, so it is no record of its own, and it gives no line column a value, so it is no line of the record above either: fill in its ${named} to import it`,
+  };
 }
 
 function pathAt(columns: ImportColumns, index: number): string {

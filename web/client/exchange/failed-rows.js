@@ -1,14 +1,16 @@
 /**
  * The file of the rows an import refused, to fix and import again: the original header and
- * columns (so the same mapping applies), each refused record whole — its row and its line rows
- * (rows whose leading cell is blank belong to the record above) — and an `Error` column saying
- * what was wrong on each row. Built in the browser as CSV.
+ * columns (so the same mapping applies), exactly the rows the answer names in its errors, and an
+ * `Error` column saying what was wrong on each. The server names every row of a refused record
+ * (a row held back by its record's or a line's error says so), so each refused record is whole,
+ * and a row it did import is never in the file, even next to a refused one. Built in the browser
+ * as CSV.
  */
 import { writeCsv } from './csv.js';
 
 /**
  * @typedef {import('./xlsx-reader.js').Cell} Cell
- * @typedef {{row: number, field?: string, message: string}} RowError
+ * @typedef {{row: number, field?: string, message: string, held_back?: boolean}} RowError
  */
 
 /**
@@ -21,10 +23,6 @@ import { writeCsv } from './csv.js';
  */
 export function failedRows({ fileRows, hasHeader, data, errors, columnOf = (field) => field }) {
   const body = hasHeader ? fileRows.slice(1) : fileRows;
-  const blankLead = (/** @type {number} */ k) => {
-    const cell = data[k]?.[0];
-    return cell === '' || cell === null || cell === undefined;
-  };
   /** @type {Map<number, string[]>} messages by data row */
   const messages = new Map();
   for (const e of errors) {
@@ -32,22 +30,13 @@ export function failedRows({ fileRows, hasHeader, data, errors, columnOf = (fiel
     const text = e.field ? `${columnOf(e.field)}: ${e.message}` : e.message;
     messages.set(e.row, [...(messages.get(e.row) ?? []), text]);
   }
-  /** @type {Set<number>} data rows to write */
-  const rows = new Set();
-  for (const row of messages.keys()) {
-    let start = row;
-    while (start > 1 && blankLead(start)) start -= 1;
-    let end = start + 1;
-    while (end < data.length && blankLead(end)) end += 1;
-    for (let k = start; k < end; k += 1) rows.add(k);
-  }
   const width = Math.max(0, ...fileRows.map((r) => r.length));
   /** @param {Cell[]} row */
   const padded = (row) => [...row, ...Array(Math.max(0, width - row.length)).fill('')];
   /** @type {unknown[][]} */
   const out = [];
   if (hasHeader) out.push([...padded(fileRows[0] ?? []), 'Error']);
-  for (const k of [...rows].sort((a, b) => a - b)) out.push([...padded(body[k - 1] ?? []), (messages.get(k) ?? []).join('; ')]);
+  for (const k of [...messages.keys()].sort((a, b) => a - b)) out.push([...padded(body[k - 1] ?? []), messages.get(k)?.join('; ') ?? '']);
   return out;
 }
 

@@ -236,9 +236,18 @@ export function ImportDialog({ model, label, registry, lang, onClose, onImported
             <span aria-hidden="true">${n(progress.done)} / ${n(progress.total)}</span>
           </div>`
         : null}
-      ${result ? html`<${ImportResult} answer=${result.answer} lineOf=${lineOf} columnOf=${columnOf} lang=${lang} atomic=${result.atomic} />` : null}
+      ${result ? html`<${ImportResult} answer=${result.answer} rows=${rowsOf(result.data)} lineOf=${lineOf} columnOf=${columnOf} lang=${lang} atomic=${result.atomic} />` : null}
     </div>
   <//>`;
+}
+
+/**
+ * The input rows of an import's `data`: its data rows with a cell that is not blank (the server
+ * skips wholly blank rows, so they are no row of the answer).
+ * @param {unknown[][]} data
+ */
+function rowsOf(data) {
+  return data.slice(1).filter((row) => row.some((c) => c !== null && c !== undefined && String(c).trim() !== '')).length;
 }
 
 /**
