@@ -83,6 +83,8 @@ export async function prepareReport(request: ReportRequest, pdf: PdfEngine, opti
   if (report.format === 'pdf') pdf.assertAvailable();
   let ids: number[];
   if (request.selection !== undefined) {
+    // An explicit empty list names no record, as `instance_ids: []` does: the request's own fault.
+    if ('ids' in request.selection && !request.selection.ids.length) throw new BadRequest("'selection.ids' names no records: nothing to print");
     ids = await resolveSelection(meta, request.selection, { max: options.max });
     if (!ids.length) throw new NotFound(`No ${meta.name} record matches the selection: nothing to print`);
   } else {

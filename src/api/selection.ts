@@ -9,8 +9,12 @@
  *   order is the order sent.
  * - a filter matches what a query with it would list (archived records out unless it names
  *   `active`), in the model's default order; `filter_str: ""` means every visible record, on purpose.
- * - a selection naming nothing (`{}`, `{exclude_ids}` alone, `name_search: []`) is a 400: an empty
- *   body never means "every record".
+ * - a selection naming nothing (`{}`, `{exclude_ids}` alone, `name_search: []`) is a 400: read as a
+ *   filter it would mean "every record", and an empty body never does.
+ * - an explicit empty list, `{ids: []}`, names the empty set — it cannot be read as anything else:
+ *   the call covers no record and answers its empty result (`{updated: 0, ids: []}`, `[]`…), as a
+ *   bare `[]` does on the bulk routes and a filter matching nothing does. A route that cannot
+ *   answer nothing refuses it from the request alone (a report: 400, like `instance_ids: []`).
  */
 import { BadRequest, NotFound } from '../errors.js';
 import { isRecordId } from '../orm/fields/relational-fields.js';
