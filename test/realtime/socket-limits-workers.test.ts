@@ -3,7 +3,7 @@
  * database, each with its own Redis connections and socket hub, as `serve --workers` runs them —
  * and a Redis server of the test's own. A user's open sockets are counted over every worker: one
  * more is refused (error frame, 4029) on whichever worker it reaches, and a place freed on one
- * worker is taken on another. A worker that vanishes without releasing its places (cut off from
+ * worker is taken on another; keeping the counts costs one Redis call per database per sweep. A worker that vanishes without releasing its places (cut off from
  * Redis, its sockets dropped) stops counting once its lease runs out. While Redis is away each
  * worker holds the limit for its own sockets; once Redis is back (its memory lost) the workers'
  * counts are whole again, and the limit holds over all of them.
@@ -70,12 +70,12 @@ async function refused(w: Worker, key: string): Promise<{ frames: Frame[]; code:
   return answer;
 }
 
-/** Tries until the worker accepts the socket; answers it and how long that took. */
-async function acceptedWithin(w: Worker, key: string, ms: number): Promise<{ socket: TestSocket; waited: number }> {
+/** Tries until the worker accepts the socket. */
+async function acceptedWithin(w: Worker, key: string, ms: number): Promise<TestSocket> {
   const started = Date.now();
   for (;;) {
     const answer = await attempt(w, key);
-    if (answer instanceof TestSocket) return { socket: answer, waited: Date.now() - started };
+    if (answer instanceof TestSocket) return answer;
     if (Date.now() - started > ms) throw new Error(`still refused after ${ms} ms: ${JSON.stringify(answer)}`);
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -106,7 +106,7 @@ describe('socket limits over two workers', () => {
 
     // Freed on worker 1, taken on worker 2; then full again.
     await sockets.shift()!.close();
-    sockets.push((await acceptedWithin(w2, key, 3_000)).socket);
+    sockets.push(await acceptedWithin(w2, key, 3_000));
     await refused(w1, key);
     await Promise.all([...sockets, ...others].map((s) => s.close()));
 
@@ -126,6 +126,27 @@ describe('socket limits over two workers', () => {
     }
   });
 
+  it('renews each worker’s counts with one Redis call per database per sweep, whatever the number of sockets', async () => {
+    const keys = await Promise.all([1, 2, 3, 4].map((i) => program(`renewed ${i}`)));
+    const sockets: TestSocket[] = [];
+    for (const key of keys) for (let i = 0; i < PER_USER; i++) sockets.push(await accepted(workers[i % 2]!, key));
+    // ZADD is the lease renewal (presence, for API keys, adds nothing): count it over a while idle.
+    const inspect = new Redis(redis.url);
+    const zadds = async () => Number(/^cmdstat_zadd:calls=(\d+)/m.exec(await inspect.info('commandstats'))?.[1] ?? 0);
+    try {
+      const before = await zadds();
+      const started = Date.now();
+      await new Promise((r) => setTimeout(r, 1_500));
+      const renewals = (await zadds()) - before;
+      const sweeps = Math.ceil((Date.now() - started) / 300) + 1; // per worker, one sweep every 300 ms
+      expect(renewals).toBeGreaterThan(0);
+      expect(renewals).toBeLessThanOrEqual(2 * sweeps); // not one per socket (12 sockets)
+    } finally {
+      inspect.disconnect();
+    }
+    await Promise.all(sockets.map((s) => s.close()));
+  });
+
   it('stops counting the sockets of a worker that vanished once its lease runs out', async () => {
     const [w1] = workers as [Worker, Worker];
     const doomed = await startWorker();
@@ -134,13 +155,14 @@ describe('socket limits over two workers', () => {
     const kept = await accepted(w1, key);
     await refused(w1, key);
     // Cut off from Redis, then its sockets dropped: it never tells Redis they left.
+    const cutAt = Date.now();
     await doomed.bus.close();
     await doomed.app.close();
     for (const s of gone) await s.closedWith();
     await refused(w1, key); // its places still count, for now
-    const { socket, waited } = await acceptedWithin(w1, key, LEASE_MS + 3_000);
-    // Not before the lease ran out (counted from the last renewal, at most one sweep before).
-    expect(waited).toBeGreaterThan(LEASE_MS - 300 - 500);
+    const socket = await acceptedWithin(w1, key, LEASE_MS + 3_000);
+    // Not before the lease ran out: it counts from the last renewal, at most a sweep (300 ms) before the cut.
+    expect(Date.now() - cutAt).toBeGreaterThan(LEASE_MS - 300 - 100);
     await Promise.all([kept.close(), socket.close()]);
   });
 
@@ -175,7 +197,7 @@ describe('socket limits over two workers', () => {
     }
     // One of worker 1's leaves: one place, taken on worker 2; then full on both.
     await during.pop()!.close();
-    const taken = (await acceptedWithin(w2, key, 3_000)).socket;
+    const taken = await acceptedWithin(w2, key, 3_000);
     await refused(w1, key);
     await refused(w2, key);
     await Promise.all([before, ...during, taken].map((s) => s.close()));
