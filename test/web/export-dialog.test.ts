@@ -41,7 +41,7 @@ describe('the export dialog', () => {
     const answered = g.page.waitForResponse((r) => r.url().endsWith(EXPORT_URL));
     const download = g.page.waitForEvent('download');
     await dialog.getByRole('button', { name: 'Export', exact: true }).click();
-    expect(JSON.parse((await requested).postData()!)).toEqual({ name_search: ['Task', '00'], fields: ['deadline', 'name', 'project'], import_compatible: false });
+    expect(JSON.parse((await requested).postData()!)).toEqual({ name_search: ['Task', '00'], order_by: ['sequence ASC', 'deadline ASC', 'id ASC'], fields: ['deadline', 'name', 'project'], import_compatible: false });
     const response = await answered;
     expect(response.status()).toBe(200);
     const disposition = response.headers()['content-disposition'] ?? '';
@@ -65,7 +65,7 @@ describe('the export dialog', () => {
     const requested = g.page.waitForRequest((r) => r.url().endsWith(EXPORT_URL));
     const download = g.page.waitForEvent('download');
     await dialog.getByRole('button', { name: 'Export', exact: true }).click();
-    expect(JSON.parse((await requested).postData()!)).toEqual({ ids, fields: ['name', 'project', 'planned_hours'], import_compatible: false });
+    expect(JSON.parse((await requested).postData()!)).toEqual({ ids, order_by: ['sequence ASC', 'deadline ASC', 'id ASC'], fields: ['name', 'project', 'planned_hours'], import_compatible: false });
     expect((await download).suggestedFilename()).toMatch(/\.xlsx$/);
     g.assertClean();
     await g.close();
@@ -101,7 +101,7 @@ describe('the export dialog', () => {
     const requested = again.page.waitForRequest((r) => r.url().endsWith(EXPORT_URL));
     const download = again.page.waitForEvent('download');
     await dialog.getByRole('button', { name: 'Export', exact: true }).click();
-    expect(JSON.parse((await requested).postData()!)).toEqual({ fields: ['name', 'project/name'], import_compatible: true });
+    expect(JSON.parse((await requested).postData()!)).toEqual({ order_by: ['sequence ASC', 'deadline ASC', 'id ASC'], fields: ['name', 'project/name'], import_compatible: true });
     await download;
     again.assertClean();
     await again.close();

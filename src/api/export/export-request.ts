@@ -1,7 +1,8 @@
 /**
  * The body of `POST /api/export/{model}` (CONTRACTS C3 Export), read and checked before a byte is
- * sent: flat keys `ids` | (`filter_str`, `name_search`, `exclude_ids`), `fields` (paths with `/`)
- * and `import_compatible`. Unlike a bulk selection, naming no records is not an error here: an
+ * sent: flat keys `ids` | (`filter_str`, `name_search`, `exclude_ids`), `order_by` (entries as
+ * `/api/query` takes them: the list's order reaches the file), `fields` (paths with `/`) and
+ * `import_compatible`. Unlike a bulk selection, naming no records is not an error here: an
  * export without ids or filter is the whole list the caller can see (spec §4.7 "with neither it
  * exports the whole filtered list").
  */
@@ -16,6 +17,8 @@ export interface ExportRequest {
   readonly name_search?: readonly string[];
   /** …minus these. */
   readonly exclude_ids?: readonly number[];
+  /** The rows' order, as `/api/query`'s `order_by` (`['date_order DESC']`); absent or empty → ids' order. */
+  readonly order_by?: readonly string[];
   /** Field paths (`customer/name`); absent → the model's default export columns. */
   readonly fields?: readonly string[];
   readonly import_compatible: boolean;
@@ -23,7 +26,7 @@ export interface ExportRequest {
   readonly lang?: unknown;
 }
 
-const KEYS = new Set(['ids', 'filter_str', 'name_search', 'exclude_ids', 'fields', 'import_compatible', 'context']);
+const KEYS = new Set(['ids', 'filter_str', 'name_search', 'exclude_ids', 'order_by', 'fields', 'import_compatible', 'context']);
 
 export function parseExportRequest(raw: unknown): ExportRequest {
   if (raw === undefined || raw === null) raw = {};
@@ -32,7 +35,7 @@ export function parseExportRequest(raw: unknown): ExportRequest {
   // A misspelt key (`filter`, `field`) must not silently export every record or every column.
   const unknown = Object.keys(body).find((k) => !KEYS.has(k));
   if (unknown !== undefined) {
-    throw new BadRequest(`Unknown key '${unknown.slice(0, 40)}': expected ids, filter_str, name_search, exclude_ids, fields, import_compatible`);
+    throw new BadRequest(`Unknown key '${unknown.slice(0, 40)}': expected ids, filter_str, name_search, exclude_ids, order_by, fields, import_compatible`);
   }
   const named = (k: string) => body[k] !== undefined && body[k] !== null;
   if (named('ids') && (named('filter_str') || named('name_search') || named('exclude_ids'))) {
@@ -46,6 +49,7 @@ export function parseExportRequest(raw: unknown): ExportRequest {
     filter_str: named('filter_str') ? body.filter_str as string : undefined,
     name_search: named('name_search') ? strings(body.name_search, 'name_search').filter((t) => t.trim() !== '') : undefined,
     exclude_ids: named('exclude_ids') ? idList(body.exclude_ids, 'exclude_ids') : undefined,
+    order_by: named('order_by') ? strings(body.order_by, 'order_by') : undefined,
     fields: named('fields') ? fieldPaths(body.fields) : undefined,
     import_compatible: body.import_compatible === true,
     lang: named('context') ? (body.context as Record<string, unknown>).lang : undefined,

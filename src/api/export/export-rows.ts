@@ -4,7 +4,7 @@
  *
  * Pages: with a filter, keyset pages in id order (`id > last ORDER BY id LIMIT n`): each page is
  * one indexed range read whatever its depth, where OFFSET would rescan every earlier row. With
- * explicit `ids`, pages of the ids in the order sent. Every page is an ordinary queryset read as
+ * explicit `ids` (or an `order_by`, whose ordered ids are read first), pages of the ids in that order. Every page is an ordinary queryset read as
  * the caller (public fields only), so rights, record rules, company isolation and the archivable
  * default hold for each row and each related value. Pages run without a transaction (read-only
  * work), so each sees the data as of its own statement: a record written meanwhile appears in its

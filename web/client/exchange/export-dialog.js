@@ -23,7 +23,7 @@ import { FieldPicker } from './field-picker.js';
  * @typedef {import('./field-paths.js').Registry} Registry
  * @typedef {import('./field-paths.js').FieldPath} FieldPath
  * @typedef {import('./export-presets.js').ExportPreset} ExportPreset
- * @typedef {{filter_str?: string, name_search?: string[], ids?: number[], exclude_ids?: number[]}} ExportTarget
+ * @typedef {{filter_str?: string, name_search?: string[], ids?: number[], exclude_ids?: number[], order_by?: string[]}} ExportTarget
  * @typedef {{path: string, label: string}} Chosen
  */
 

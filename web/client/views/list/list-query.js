@@ -73,8 +73,8 @@ export function groupRecordsQuery({ state, registry, archivable, fields, default
   return body;
 }
 
-/** @param {ListState} state @param {string[]} defaultOrder */
-function orderOf(state, defaultOrder) {
+/** The list's order: the column sorted, else the model's default. @param {ListState} state @param {string[]} defaultOrder */
+export function orderOf(state, defaultOrder) {
   return state.order ? [state.order] : defaultOrder;
 }
 
