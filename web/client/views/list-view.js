@@ -19,7 +19,8 @@ import { formatValue, loadLanguage } from '../format.js';
 import { FilterBuilder, FilterChips } from './list/filter-builder.js';
 import { filterableFields, groupableFields, listColumns, readPaths } from './list/list-columns.js';
 import { ListPager } from './list/list-pager.js';
-import { GROUP_PAGE_SIZE, PAGE_SIZE, groupCondition, groupRecordsQuery, pageQuery, searchTerms, selectionObject, stateFilter } from './list/list-query.js';
+import { GROUP_PAGE_SIZE, PAGE_SIZE, groupCondition, groupRecordsQuery, orderOf, pageQuery, searchTerms, selectionObject, stateFilter } from './list/list-query.js';
+import { footerCurrencies } from './list/footer-currencies.js';
 import { listRouteParams, parseListRoute, routeKey, stateKey } from './list/list-route.js';
 import { useListSelection } from './list/list-selection.js';
 import { ListTable } from './list/list-table.js';
@@ -42,7 +43,8 @@ import { useReloadAction } from '../realtime/live.js';
  *   create?: boolean, write?: boolean, unlink?: boolean}} ModelInfo
  * @typedef {{user?: {lang?: string | null}, lang?: string | null}} Session
  * @typedef {{records: ListRecord[] | null, groups: {key: string, value: unknown, count: number, aggregates: Record<string, number | null>}[] | null,
- *   total: number | null, aggregates: Record<string, number | null> | null, hasNext: boolean}} PageData
+ *   total: number | null, aggregates: Record<string, number | null> | null, hasNext: boolean,
+ *   currencySums?: Record<string, import('./list/footer-currencies.js').CurrencySum[]>}} PageData
  */
 
 const NO_DATA = /** @type {PageData} */ ({ records: null, groups: null, total: null, aggregates: null, hasNext: false });
@@ -124,9 +126,8 @@ export function ListView({ action, views, registry, modelInfo, route, navigate, 
     const controller = new AbortController();
     setLoading(true);
     const body = pageQuery({ state: effective, registry, archivable, columns, fields, defaultOrder });
-    api
-      .query(model, body, { signal: controller.signal })
-      .then((answer) => {
+    Promise.all([api.query(model, body, { signal: controller.signal }), footerCurrencies(model, columns, body, controller.signal)])
+      .then(([answer, currencySums]) => {
         const { count, data: rows, aggregates } = /** @type {{count: number, data: any[], aggregates?: Record<string, number | null>}} */ (answer);
         // Past the last page (records deleted elsewhere): the last page there is.
         if (!rows.length && count > 0 && effective.page > 1) {
@@ -143,9 +144,10 @@ export function ListView({ action, views, registry, modelInfo, route, navigate, 
                 groups: rows.map((g) => ({ key: groupKey(g[/** @type {string} */ (effective.group)]), value: g[/** @type {string} */ (effective.group)], count: g.count, aggregates: g.aggregates ?? {} })),
                 total: count,
                 aggregates: aggregates ?? null,
+                currencySums,
                 hasNext: rows.length === GROUP_PAGE_SIZE,
               }
-            : { records: rows, groups: null, total: count, aggregates: aggregates ?? null, hasNext: effective.page * PAGE_SIZE < count },
+            : { records: rows, groups: null, total: count, aggregates: aggregates ?? null, currencySums, hasNext: effective.page * PAGE_SIZE < count },
         );
         setError(null);
         setLoading(false);
@@ -281,6 +283,9 @@ export function ListView({ action, views, registry, modelInfo, route, navigate, 
         if (filter) target.filter_str = filter;
         if (terms.length) target.name_search = terms;
       }
+      // The file comes in the order the list shows (the sorted column, else the model's order).
+      const order = orderOf(effective, defaultOrder);
+      if (order.length) target.order_by = order;
       setExchange({ kind: 'export', component: ExportDialog, target, count: selectedOnly ? selection.count : data.total, selected: selectedOnly });
     } catch (err) {
       window.fieldforge?.toast.show({ type: 'error', message: `The export dialog cannot be opened: ${messageOf(err)}` });
@@ -431,7 +436,7 @@ export function ListView({ action, views, registry, modelInfo, route, navigate, 
             onTogglePage=${selection.togglePage}
             onOpen=${open}
             lang=${lang}
-            aggregates=${data.aggregates}
+            aggregates=${data.aggregates} currencySums=${data.currencySums ?? {}}
             onToggleGroup=${(/** @type {string} */ key) => {
               const group = data.groups?.find((g) => g.key === key);
               if (group && effective.group) groupRecords.toggle(key, groupCondition(effective.group, group.value));

@@ -26,13 +26,20 @@ import { useRowDrag } from './row-drag.js';
  */
 
 /**
- * A sum as its column shows it.
+ * A sum as its column shows it. An amount's sums by currency (`footer-currencies.js`), when known:
+ * one currency → the sum with its symbol; several → one sum per currency, never their mixed total.
  * @param {Column} column @param {number | null | undefined} value @param {string} lang
+ * @param {import('./footer-currencies.js').CurrencySum[]} [byCurrency]
+ * @returns {string | string[]}
  */
-export function formatSum(column, value, lang) {
+export function formatSum(column, value, lang, byCurrency) {
   if (value === null || value === undefined) return '';
   if (column.field.type === 'Integer') return formatNumber(value, { digits: 0, lang });
-  // Amounts of several currencies have no one symbol: the figure alone.
+  if (column.field.type === 'Monetary' && byCurrency?.length) {
+    if (byCurrency.length === 1) return formatMonetary(value, byCurrency[0].currency, lang);
+    return byCurrency.map((s) => formatMonetary(s.sum, s.currency, lang));
+  }
+  // Amounts whose currencies are not known (group rows): the figure alone.
   if (column.field.type === 'Monetary') return formatMonetary(value, null, lang);
   return formatNumber(value, { digits: column.field.precision ?? 2, lang });
 }
@@ -44,6 +51,7 @@ export function formatSum(column, value, lang) {
  *   isSelected: (id: number) => boolean, onToggle: (id: number, event: MouseEvent | KeyboardEvent) => void,
  *   pageState: 'all' | 'some' | 'none', onTogglePage: () => void,
  *   onOpen: (id: number) => void, lang: string, aggregates: Record<string, number | null> | null,
+ *   currencySums?: Record<string, import('./footer-currencies.js').CurrencySum[]>,
  *   onToggleGroup: (key: string) => void, onMoreInGroup: (key: string) => void,
  *   empty: unknown, caption: string,
  *   reorder?: {enabled: boolean, reason: string | null, onMove: (id: number, to: number) => void} | null,
@@ -109,9 +117,13 @@ export function ListTable(props) {
       : null}
   />`;
 
-  /** @param {Record<string, number | null>} sums */
-  const sumCells = (sums) =>
-    columns.slice(labelSpan).map((c) => html`<td key=${c.name} class="ff-list-number ff-list-sum">${c.summable ? formatSum(c, sums[c.name], lang) : ''}</td>`);
+  /** @param {Record<string, number | null>} sums @param {Record<string, import('./footer-currencies.js').CurrencySum[]>} [byCurrency] */
+  const sumCells = (sums, byCurrency = {}) =>
+    columns.slice(labelSpan).map((c) => {
+      const text = c.summable ? formatSum(c, sums[c.name], lang, byCurrency[c.name]) : '';
+      return html`<td key=${c.name} class="ff-list-number ff-list-sum">${Array.isArray(text)
+        ? html`<ul class="ff-list-sum-currencies">${text.map((t) => html`<li>${t}</li>`)}</ul>` : text}</td>`;
+    });
 
   /** A group is a row group of its own: its header row names it for the rows below. @param {GroupView} group */
   const groupBody = (group) => html`<tbody key=${group.key} onKeyDown=${moveFocus}>
@@ -172,7 +184,7 @@ export function ListTable(props) {
           <tr class="ff-list-total">
             <td class="ff-list-select"></td>
             <th scope="row" colspan=${labelSpan}>Total</th>
-            ${sumCells(aggregates)}
+            ${sumCells(aggregates, props.currencySums)}
           </tr>
         </tfoot>`
       : null}
