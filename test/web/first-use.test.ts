@@ -6,11 +6,15 @@
  * the list's sort order reaches the export; the Sales list footer total carries its currency;
  * no page asks for anything that answers 404 (the favicon).
  */
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { guardedPage, launchBrowser, serveApp, signInContext, type GuardedPage, type ServedApp } from '../support/browser.js';
 import { testDatabase, type TestDatabase } from '../support/test-database.js';
 import { readRecord } from './form-steps.js';
+
+const ExcelJS = createRequire(import.meta.url)('exceljs') as typeof import('exceljs');
 
 let t: TestDatabase;
 let served: ServedApp;
@@ -122,6 +126,81 @@ describe('the form of a record that does not exist', () => {
     await page.waitForURL(/view=list|^[^#]*#action=sales\.action_sale_orders$/);
     await page.getByRole('table').waitFor();
     expect(await page.evaluate(() => location.hash)).not.toContain('id=99999');
+    g.assertClean();
+    await g.close();
+  });
+});
+
+describe('the sales list', () => {
+  it('sums its footer total in the rows’ currency, and exports in the order it shows', async () => {
+    const cheap = await create('SaleOrder', { customer, note: 'cheap', order_lines: [{ product, quantity: 1 }] });
+    const dear = await create('SaleOrder', { customer, note: 'dear', order_lines: [{ product, quantity: 40 }] });
+    const middle = await create('SaleOrder', { customer, note: 'middle', order_lines: [{ product, quantity: 9 }] });
+    const g = await signedIn('/web#action=sales.action_sale_orders');
+    const { page } = g;
+    const rows = page.getByRole('table').locator('tbody tr[data-id]');
+    await expect.poll(() => rows.count()).toBeGreaterThanOrEqual(3);
+    const totals = await page.getByRole('table').evaluate((table) => {
+      const header = [...table.querySelectorAll('thead th')].findIndex((th) => th.textContent?.trim().startsWith('Total'));
+      const at = (row: Element | null) => (row?.children[header] as HTMLElement | undefined)?.innerText ?? '';
+      // The footer's label spans the leading columns: its one sum cell is the Total column's.
+      const sums = [...table.querySelectorAll('tfoot td.ff-list-sum')].map((td) => (td as HTMLElement).innerText).filter(Boolean);
+      return { row: at(table.querySelector('tbody tr[data-id]')), footer: sums.join(' | ') };
+    });
+    // A row reads like "$30.00"; the footer carries the same symbol.
+    const symbol = totals.row.replace(/[\d.,\s\u00a0\u2068\u2069-]/g, '');
+    expect(symbol.length, totals.row).toBeGreaterThan(0);
+    expect(totals.footer).toContain(symbol);
+    const all: { amount_total: number }[] = await (await t.api('POST', '/api/query/SaleOrder', { fields: ['amount_total'], limit: 100 })).json();
+    const sum = all.reduce((s, o) => s + o.amount_total, 0);
+    expect(totals.footer.replace(/[^\d.]/g, '')).toBe(sum.toFixed(2));
+
+    // Sorted by Total (ascending), the toolbar's Export sends that order and the file follows it.
+    await page.getByRole('columnheader', { name: 'Total', exact: true }).getByRole('button').click();
+    await expect.poll(() => page.getByRole('columnheader', { name: 'Total', exact: true }).getAttribute('aria-sort')).toBe('ascending');
+    await page.getByRole('button', { name: 'Export', exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: /^Export/ });
+    await dialog.waitFor();
+    const requested = page.waitForRequest((r) => r.url().endsWith('/api/export/SaleOrder'));
+    const download = page.waitForEvent('download');
+    await dialog.getByRole('button', { name: 'Export', exact: true }).click();
+    expect(JSON.parse((await requested).postData()!).order_by).toEqual(['amount_total ASC']);
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.load(await readFile((await (await download).path())!) as never);
+    const names: string[] = [];
+    workbook.worksheets[0]!.eachRow((row, n) => { if (n > 1) names.push(String((row.values as unknown[])[1])); });
+    const reference = async (id: number) => (await readRecord(t, 'SaleOrder', id, ['name'])).name as string;
+    const ours = [await reference(cheap), await reference(middle), await reference(dear)];
+    expect(names.filter((n) => ours.includes(n))).toEqual(ours);
+    g.assertClean();
+    await g.close();
+  });
+});
+
+describe('every page', () => {
+  it('asks for nothing that answers 404: the icon is the platform’s own, at /favicon.ico too', async () => {
+    const g = await guardedPage(browser, served.baseUrl, { db: t.name });
+    const { page } = g;
+    const missing: string[] = [];
+    const icons: string[] = [];
+    page.on('response', (r) => {
+      if (r.status() === 404) missing.push(r.url());
+      if (/icon|favicon/.test(r.url())) icons.push(`${r.status()} ${r.url()}`);
+    });
+    await page.goto('/web/login');
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    await signInContext(t, served, g.context, 'admin@example.com', 'admin-password-for-tests');
+    await page.goto('/web');
+    await page.getByRole('navigation', { name: 'Main menu' }).waitFor();
+    await page.goto('/api-docs'); // the page for a missing link (401), which names no icon of its own
+    await page.getByRole('heading', { level: 1 }).waitFor();
+    await page.waitForTimeout(500); // the browser asks for an icon after the page has loaded
+    expect(missing).toEqual([]);
+    expect(await page.evaluate(() => document.title)).toMatch(/API reference/);
+    const answered = await page.request.get('/favicon.ico');
+    expect(answered.status()).toBe(200);
+    expect(answered.headers()['content-type']).toBe('image/svg+xml');
+    expect((await answered.text())).toContain('<svg');
     g.assertClean();
     await g.close();
   });

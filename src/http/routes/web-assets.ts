@@ -32,6 +32,10 @@ const CONTENT_TYPES: Record<string, string> = {
   '.webmanifest': 'application/manifest+json',
 };
 
+/** The platform's icon under `web/`, and its address (the pages link it). */
+const FAVICON_FILE = 'icons/fieldforge.svg';
+export const FAVICON_URL = `/web/${FAVICON_FILE}`;
+
 const REVALIDATE = 'no-cache';
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
@@ -76,6 +80,14 @@ export function registerWebAssetRoutes(app: FastifyInstance, options: WebAssetOp
     cache.set(relative, { mtimeMs: info.mtimeMs, size: info.size, asset: fresh });
     return fresh;
   }
+
+  // Browsers ask for `/favicon.ico` on any page that names no icon (a JSON answer, a report):
+  // the platform's own icon, not a 404. The pages name it (`web-pages.ts`).
+  app.get('/favicon.ico', async (req, reply) => {
+    const found = await ownFile(FAVICON_FILE);
+    if (!found) throw new NotFound('No icon');
+    return sendAsset(req, reply, found);
+  });
 
   app.get('/web/*', async (req: FastifyRequest<{ Params: { '*': string } }>, reply) => {
     const relative = req.params['*'];

@@ -16,6 +16,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { DatabaseChoice, DatabaseSelector } from '../database-selection.js';
 import { forgetDatabase, rememberDatabase } from '../database-selection.js';
 import { SESSION_COOKIE } from '../session-cookies.js';
+import { FAVICON_URL } from './web-assets.js';
 
 export interface WebPageOptions {
   /**
@@ -124,6 +125,7 @@ function sendPage(reply: FastifyReply, page: Page): FastifyReply {
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <meta name="color-scheme" content="light dark">
   <title>${escapeHtml(page.title)}</title>
+  <link rel="icon" type="image/svg+xml" href="${FAVICON_URL}">
   ${links}
   <script type="module" src="/web/platform.js"></script>
   <script type="module" src="${page.entry}"></script>
