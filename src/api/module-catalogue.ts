@@ -30,6 +30,11 @@ export interface CatalogueEntry {
   state: 'installed' | 'uninstalled';
   /** What the next start does to it; null = nothing. */
   pending: PendingAction | null;
+  /**
+   * A module not installed that the next start installs anyway, because modules marked for
+   * installation need it: their identifiers (Sales marked → Contacts is `needed_by: ['sales']`).
+   */
+  needed_by: string[];
   installed_date: string | null;
   /** False for a module recorded in the database whose directory this server no longer has. */
   available: boolean;
@@ -59,16 +64,35 @@ export async function moduleCatalogue(catalog: ModuleCatalog): Promise<Catalogue
   const entries: CatalogueEntry[] = [];
   for (const { manifest } of catalog.modules.values()) entries.push(entryOf(manifest.identifier, catalog, rows.get(manifest.identifier)));
   for (const [identifier, row] of rows) if (!catalog.modules.has(identifier)) entries.push(entryOf(identifier, catalog, row));
+  noteNeeds(catalog, entries);
   return entries.sort((a, b) => a.name.localeCompare(b.name) || a.identifier.localeCompare(b.identifier));
 }
 
-/** One entry (404 when neither the catalogue nor the database knows it). */
+/** One entry (404 when neither the catalogue nor the database knows it); the catalogue is small. */
 export async function catalogueEntry(catalog: ModuleCatalog, identifier: string): Promise<CatalogueEntry> {
-  const meta = currentEnv().registry.meta('Module');
-  assertRight(meta, 'read');
-  const [row] = await new QuerySet(meta).filter({ identifier }).read(ROW_FIELDS);
-  if (!row && !catalog.modules.has(identifier)) throw new NotFound(`No module '${identifier.slice(0, 80)}' in the catalogue`);
-  return entryOf(identifier, catalog, row);
+  const entry = (await moduleCatalogue(catalog)).find((e) => e.identifier === identifier);
+  if (!entry) throw new NotFound(`No module '${identifier.slice(0, 80)}' in the catalogue`);
+  return entry;
+}
+
+/**
+ * Fills `needed_by`: the modules not installed that an install mark brings along, as the next
+ * start resolves them (dependencies first, transitively).
+ */
+function noteNeeds(catalog: ModuleCatalog, entries: CatalogueEntry[]): void {
+  const byId = new Map(entries.map((e) => [e.identifier, e]));
+  for (const marked of entries.filter((e) => e.pending === 'install')) {
+    let order: string[];
+    try {
+      order = dependencyOrder(catalog, [marked.identifier]);
+    } catch {
+      continue; // a dependency this server lacks: the mark's own answer said so
+    }
+    for (const id of order) {
+      const needed = byId.get(id);
+      if (id !== marked.identifier && needed && needed.state !== 'installed') needed.needed_by.push(marked.identifier);
+    }
+  }
 }
 
 /**
@@ -141,6 +165,7 @@ function entryOf(identifier: string, catalog: ModuleCatalog, row: Record<string,
     state,
     // An install mark on a module installed meanwhile (from the command line) is done already.
     pending: pending === 'install' && state === 'installed' ? null : pending,
+    needed_by: [],
     installed_date: state === 'installed' ? ((row?.installed_date as string | null) ?? null) : null,
     available: manifest !== undefined,
   };

@@ -8,7 +8,7 @@ import { html } from '../../lib/html.js';
 /**
  * @typedef {{identifier: string, name: string, category: string, description: string, icon: string, color: string,
  *   dependencies: string[], state: 'installed' | 'uninstalled', pending: 'install' | 'upgrade' | null,
- *   installed_date: string | null, available: boolean}} CatalogueEntry
+ *   installed_date: string | null, available: boolean, needed_by?: string[]}} CatalogueEntry
  */
 
 /** A manifest colour as a CSS colour, or null when it is not a plain hex colour. @param {string} color */
@@ -17,15 +17,18 @@ function safeColor(color) {
 }
 
 /**
- * @param {{module: CatalogueEntry, canChange: boolean, busy: boolean,
+ * @param {{module: CatalogueEntry, canChange: boolean, busy: boolean, neededBy?: string[],
  *   onMark: (module: CatalogueEntry, action: 'install' | 'upgrade') => void, onCancel: (module: CatalogueEntry) => void}} props
+ * `neededBy`: the names of the modules marked for installation that bring this one along.
  */
-export function ModuleCard({ module, canChange, busy, onMark, onCancel }) {
+export function ModuleCard({ module, canChange, busy, neededBy = [], onMark, onCancel }) {
   const titleId = `ff-module-${module.identifier}`;
   const color = safeColor(module.color);
   const installed = module.state === 'installed';
+  // Installed at the next start with the modules that need it: nothing to mark (their mark decides).
+  const comesAlong = !installed && !module.pending && neededBy.length > 0;
   let action = null;
-  if (canChange && module.available) {
+  if (canChange && module.available && !comesAlong) {
     if (module.pending) {
       const what = module.pending === 'install' ? 'installation' : 'upgrade';
       action = html`<button type="button" class="ff-button" disabled=${busy} aria-label=${`Cancel ${what} of ${module.name}`}
@@ -53,6 +56,7 @@ export function ModuleCard({ module, canChange, busy, onMark, onCancel }) {
       <p class="ff-module-card__state">
         ${installed ? html`<span class="ff-badge ff-badge-success">Installed</span>` : html`<span class="ff-badge">Not installed</span>`}
         ${module.pending === 'install' ? html` <span class="ff-badge ff-badge-warning">To install at restart</span>` : null}
+        ${comesAlong ? html` <span class="ff-badge ff-badge-warning">${`To install at restart (needed by ${neededBy.join(', ')})`}</span>` : null}
         ${module.pending === 'upgrade' ? html` <span class="ff-badge ff-badge-warning">To upgrade at restart</span>` : null}
         ${module.available ? null : html` <span class="ff-badge ff-badge-danger">Missing on this server</span>`}
       </p>

@@ -42,13 +42,18 @@ export function ModulesScreen({ session, modelInfo }) {
     return (modules ?? []).filter((m) => {
       if (filter === 'installed' && m.state !== 'installed') return false;
       if (filter === 'uninstalled' && m.state === 'installed') return false;
-      if (filter === 'pending' && !m.pending) return false;
+      if (filter === 'pending' && !m.pending && !m.needed_by?.length) return false;
       const text = `${m.name} ${m.identifier} ${m.category} ${m.description}`.toLowerCase();
       return words.every((w) => text.includes(w));
     });
   }, [modules, search, filter]);
 
   const pending = (modules ?? []).filter((m) => m.pending);
+  const names = new Map((modules ?? []).map((m) => [m.identifier, m.name]));
+  /** The names of the marked modules that bring `module` along. @param {CatalogueEntry} module */
+  const neededBy = (module) => (module.needed_by ?? []).map((id) => names.get(id) ?? id);
+  /** What comes along with a marked install. @param {CatalogueEntry} marked */
+  const along = (marked) => (modules ?? []).filter((m) => m.needed_by?.includes(marked.identifier)).map((m) => m.name);
   const db = session?.db ?? '<database>';
   const commands = /** @type {const} */ (['install', 'upgrade'])
     .map((action) => [action, pending.filter((m) => m.pending === action).map((m) => m.identifier)])
@@ -92,7 +97,7 @@ export function ModulesScreen({ session, modelInfo }) {
     </div>
     ${pending.length ? html`<div class="ff-settings-pending">
       <p><strong>${pending.length === 1 ? '1 module is' : `${pending.length} modules are`} marked:</strong>
-        ${' '}${pending.map((m) => `${m.name} (${m.pending === 'install' ? 'install' : 'upgrade'})`).join(', ')}.
+        ${' '}${pending.map((m) => `${m.name} (${m.pending === 'install' ? `install${along(m).length ? `, with ${along(m).join(', ')}` : ''}` : 'upgrade'})`).join(', ')}.
         Restart the server to apply, or run:</p>
       ${commands.map((command) => html`<div class="ff-settings-command" key=${command}>
         <code>${command}</code><${CopyButton} text=${command} what="Command" label="Copy command" />
@@ -115,7 +120,7 @@ export function ModulesScreen({ session, modelInfo }) {
       ${shown.length
         ? html`<ul class="ff-module-grid" aria-label="Modules">
           ${shown.map((m) => html`<li key=${m.identifier}>
-            <${ModuleCard} module=${m} canChange=${canChange} busy=${busy === m.identifier} onMark=${mark} onCancel=${cancel} />
+            <${ModuleCard} module=${m} canChange=${canChange} busy=${busy === m.identifier} neededBy=${neededBy(m)} onMark=${mark} onCancel=${cancel} />
           </li>`)}
         </ul>`
         : html`<p class="ff-settings-empty">No module matches.</p>`}` : null}
