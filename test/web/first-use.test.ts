@@ -187,11 +187,22 @@ describe('every page', () => {
       if (r.status() === 404) missing.push(r.url());
       if (/icon|favicon/.test(r.url())) icons.push(`${r.status()} ${r.url()}`);
     });
+    // Headless Chromium fetches no icon by itself: each page's declared icon is asked for as a
+    // browser would, and must be there.
+    const declaredIcon = async () => {
+      const href = await page.evaluate(() => document.querySelector('link[rel~="icon"]')?.getAttribute('href') ?? null);
+      expect(href, `the icon of ${page.url()}`).not.toBeNull();
+      const icon = await page.request.get(href!);
+      expect(icon.status(), href!).toBe(200);
+      expect(icon.headers()['content-type']).toMatch(/^image\//);
+    };
     await page.goto('/web/login');
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    await declaredIcon();
     await signInContext(t, served, g.context, 'admin@example.com', 'admin-password-for-tests');
     await page.goto('/web');
     await page.getByRole('navigation', { name: 'Main menu' }).waitFor();
+    await declaredIcon();
     await page.goto('/api-docs'); // the page for a missing link (401), which names no icon of its own
     await page.getByRole('heading', { level: 1 }).waitFor();
     await page.waitForTimeout(500); // the browser asks for an icon after the page has loaded
