@@ -1,7 +1,7 @@
 /**
  * The list view on sales products in Debian's Chromium: amounts shown in each record's currency
  * (symbol, side and decimals of the `Currency` record) and summed in the footer over every match,
- * one sum per currency (dollars and euros do not add up to one figure).
+ * one sum per currency (dollars and euros do not add up to one figure), in group rows too.
  */
 import { describe, expect, it } from 'vitest';
 import { listHarness, recordRows } from './list-harness.js';
@@ -28,6 +28,12 @@ describe('the list view of products', () => {
     const footer = g.page.locator('tfoot td.ff-list-sum').first();
     await expect.poll(() => footer.locator('li').allInnerTexts()).toEqual([await price(0), '100.00\u00a0€']);
     expect(await g.page.locator('tfoot').innerText()).not.toContain('1,334.50');
+    // Grouped by currency, each group row's sum carries its group's currency.
+    const chair = await price(0);
+    await g.page.getByLabel('Group by').selectOption({ label: 'Currency' });
+    await expect.poll(() => g.page.locator('tr.ff-list-group').count()).toBe(2);
+    const groupSums = async () => (await g.page.locator('tr.ff-list-group td.ff-list-sum').allInnerTexts()).filter(Boolean).sort();
+    await expect.poll(groupSums).toEqual([chair, '100.00\u00a0€'].sort());
     expect(g.queries[0]!.fields).toEqual(expect.arrayContaining(['list_price', 'currency.symbol', 'currency.position', 'currency.rounding']));
     expect(g.queries[0]!.footer_aggregates).toEqual(['list_price']);
     g.assertClean();

@@ -20,7 +20,7 @@ import { FilterBuilder, FilterChips } from './list/filter-builder.js';
 import { filterableFields, groupableFields, listColumns, readPaths } from './list/list-columns.js';
 import { ListPager } from './list/list-pager.js';
 import { GROUP_PAGE_SIZE, PAGE_SIZE, groupCondition, groupRecordsQuery, orderOf, pageQuery, searchTerms, selectionObject, stateFilter } from './list/list-query.js';
-import { footerCurrencies } from './list/footer-currencies.js';
+import { footerCurrencies, groupCurrencies } from './list/footer-currencies.js';
 import { listRouteParams, parseListRoute, routeKey, stateKey } from './list/list-route.js';
 import { useListSelection } from './list/list-selection.js';
 import { ListTable } from './list/list-table.js';
@@ -42,7 +42,8 @@ import { useReloadAction } from '../realtime/live.js';
  *   wizards?: {method: string, title: string}[], reports?: {id: number, identifier: string | null, name: string, format: string}[],
  *   create?: boolean, write?: boolean, unlink?: boolean}} ModelInfo
  * @typedef {{user?: {lang?: string | null}, lang?: string | null}} Session
- * @typedef {{records: ListRecord[] | null, groups: {key: string, value: unknown, count: number, aggregates: Record<string, number | null>}[] | null,
+ * @typedef {{records: ListRecord[] | null, groups: {key: string, value: unknown, count: number, aggregates: Record<string, number | null>,
+ *   currencySums?: Record<string, import('./list/footer-currencies.js').CurrencySum[]>}[] | null,
  *   total: number | null, aggregates: Record<string, number | null> | null, hasNext: boolean,
  *   currencySums?: Record<string, import('./list/footer-currencies.js').CurrencySum[]>}} PageData
  */
@@ -126,8 +127,13 @@ export function ListView({ action, views, registry, modelInfo, route, navigate, 
     const controller = new AbortController();
     setLoading(true);
     const body = pageQuery({ state: effective, registry, archivable, columns, fields, defaultOrder });
-    Promise.all([api.query(model, body, { signal: controller.signal }), footerCurrencies(model, columns, body, controller.signal)])
-      .then(([answer, currencySums]) => {
+    const signal = controller.signal;
+    Promise.all([
+      api.query(model, body, { signal }),
+      footerCurrencies(model, columns, body, signal),
+      grouped ? groupCurrencies(model, columns, body, /** @type {string} */ (effective.group), groupKey, signal) : null,
+    ])
+      .then(([answer, currencySums, groupSums]) => {
         const { count, data: rows, aggregates } = /** @type {{count: number, data: any[], aggregates?: Record<string, number | null>}} */ (answer);
         // Past the last page (records deleted elsewhere): the last page there is.
         if (!rows.length && count > 0 && effective.page > 1) {
@@ -141,7 +147,10 @@ export function ListView({ action, views, registry, modelInfo, route, navigate, 
           grouped
             ? {
                 records: null,
-                groups: rows.map((g) => ({ key: groupKey(g[/** @type {string} */ (effective.group)]), value: g[/** @type {string} */ (effective.group)], count: g.count, aggregates: g.aggregates ?? {} })),
+                groups: rows.map((g) => {
+                  const key = groupKey(g[/** @type {string} */ (effective.group)]);
+                  return { key, value: g[/** @type {string} */ (effective.group)], count: g.count, aggregates: g.aggregates ?? {}, currencySums: groupSums?.get(key) ?? {} };
+                }),
                 total: count,
                 aggregates: aggregates ?? null,
                 currencySums,
@@ -178,6 +187,7 @@ export function ListView({ action, views, registry, modelInfo, route, navigate, 
           label: groupField ? formatValue(groupField, g.value, { lang }) || 'None' : String(g.value),
           count: g.count,
           aggregates: g.aggregates,
+          currencySums: g.currencySums ?? {},
           expanded: Boolean(loaded?.expanded),
           records: loaded?.records ?? [],
           loading: Boolean(loaded?.loading),

@@ -18,6 +18,7 @@ import { useRowDrag } from './row-drag.js';
  * @property {string} label the group's value as text ('None' for no value)
  * @property {number} count
  * @property {Record<string, number | null>} aggregates
+ * @property {Record<string, import('./footer-currencies.js').CurrencySum[]>} [currencySums] the amounts' sums by currency
  * @property {boolean} expanded
  * @property {ListRecord[]} records the loaded records (when expanded)
  * @property {boolean} loading
@@ -39,7 +40,7 @@ export function formatSum(column, value, lang, byCurrency) {
     if (byCurrency.length === 1) return formatMonetary(value, byCurrency[0].currency, lang);
     return byCurrency.map((s) => formatMonetary(s.sum, s.currency, lang));
   }
-  // Amounts whose currencies are not known (group rows): the figure alone.
+  // Amounts whose currencies are not known (too many groups to ask): the figure alone.
   if (column.field.type === 'Monetary') return formatMonetary(value, null, lang);
   return formatNumber(value, { digits: column.field.precision ?? 2, lang });
 }
@@ -136,7 +137,7 @@ export function ListTable(props) {
           <span class="ff-list-group-count">(${formatNumber(group.count, { digits: 0, lang })})</span>
         </button>
       </th>
-      ${hasSums ? sumCells(group.aggregates) : null}
+      ${hasSums ? sumCells(group.aggregates, group.currencySums) : null}
     </tr>
     ${group.expanded ? group.records.map(row) : null}
     ${group.expanded && (group.loading || group.error || group.hasMore)
