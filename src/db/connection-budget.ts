@@ -20,6 +20,7 @@
  *
  * Connections are plain `pg.Client`s; a checkout gets `release(destroy?)` as from `pg.Pool`.
  */
+import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import { DatabaseBusy } from '../errors.js';
 
@@ -232,6 +233,7 @@ export class ConnectionBudget {
     connection.checkedOut = true;
     connection.pool.checkedOut++;
     const client = connection.client as pg.PoolClient;
+    connection.pool.emit('acquire', client);
     let released = false;
     client.release = (destroy?: Error | boolean) => {
       if (released) throw new Error('A database connection was released twice');
@@ -273,9 +275,10 @@ export class ConnectionBudget {
 
 /**
  * One database's connections, borrowed from the budget: what the engine used of `pg.Pool`
- * (`connect`, `end`, `ended`, `ending`) and its counts.
+ * (`connect`, `end`, `ended`, `ending`), its counts, and pg-pool's `acquire` event (a client
+ * handed out; tests watch the protocol through it).
  */
-export class BudgetedPool implements ConnectionSource {
+export class BudgetedPool extends EventEmitter implements ConnectionSource {
   /** Idle connections, the most recently released last (reused first, so the others can time out). */
   readonly #idle: Connection[] = [];
   #total = 0;
@@ -290,7 +293,9 @@ export class BudgetedPool implements ConnectionSource {
     readonly budget: ConnectionBudget,
     readonly config: pg.ClientConfig,
     readonly max: number,
-  ) {}
+  ) {
+    super();
+  }
 
   /** Connections of this database open now (or being opened or closed). */
   get totalCount(): number {
