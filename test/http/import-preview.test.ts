@@ -12,13 +12,13 @@ import { Readable } from 'node:stream';
 import ExcelJS from 'exceljs';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import yazl from 'yazl';
 import { Language, Translation } from '../../modules/core/models/language.js';
 import { createServiceAccountKey } from '../../src/auth/api-keys.js';
 import { DatabaseSelector } from '../../src/http/database-selection.js';
 import { installErrorHandler } from '../../src/http/error-handler.js';
 import { apiContextHook } from '../../src/http/request-context.js';
 import { registerImportPreviewRoutes } from '../../src/http/routes/import-preview.js';
+import { collect, escapeXml, handmadeWorkbook } from '../support/handmade-xlsx.js';
 import { testDatabase, type TestDatabase } from '../support/test-database.js';
 
 const FIXTURES = new URL('../fixtures/import/', import.meta.url);
@@ -100,61 +100,6 @@ async function streamedWorkbook(fill: (sheet: ExcelJS.Worksheet) => void, extraS
   }
   await book.commit();
   await done;
-  return Buffer.concat(chunks);
-}
-
-const NS = 'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"';
-const STYLES = `<?xml version="1.0"?><styleSheet ${NS}><fonts count="1"><font/></fonts><fills count="1"><fill/></fills>`
-  + '<borders count="1"><border/></borders><cellStyleXfs count="1"><xf/></cellStyleXfs>'
-  + '<cellXfs count="2"><xf numFmtId="0"/><xf numFmtId="14" applyNumberFormat="1"/></cellXfs></styleSheet>';
-const escapeXml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;');
-
-/**
- * A hand-made XLSX (yazl), its parts in the order given — so a workbook can hold its shared
- * strings before the sheet (LibreOffice's order) or after it, and a sheet can be generated row by
- * row, as large as wanted.
- */
-function handmadeWorkbook(options: {
-  order: readonly ('workbook' | 'styles' | 'strings' | 'sheet')[];
-  sheetRows: () => AsyncIterable<string>;
-  strings: () => AsyncIterable<string>;
-  date1904?: boolean;
-}): AsyncIterable<Buffer> {
-  const zip = new yazl.ZipFile();
-  const fromLines = (head: string, lines: () => AsyncIterable<string>, tail: string) => Readable.from((async function* () {
-    yield Buffer.from(head);
-    let batch = '';
-    for await (const line of lines()) {
-      batch += line;
-      if (batch.length > 32_768) {
-        yield Buffer.from(batch);
-        batch = '';
-      }
-    }
-    yield Buffer.from(batch + tail);
-  })());
-  for (const part of options.order) {
-    if (part === 'workbook') {
-      zip.addBuffer(Buffer.from(`<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">`
-        + '<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/>'
-        + '</Relationships>'), 'xl/_rels/workbook.xml.rels');
-      zip.addBuffer(Buffer.from(`<?xml version="1.0"?><workbook ${NS} xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships">`
-        + `<workbookPr date1904="${options.date1904 ? 1 : 0}"/><sheets><sheet name="Data" sheetId="1" r:id="rId1"/></sheets></workbook>`), 'xl/workbook.xml');
-    } else if (part === 'styles') {
-      zip.addBuffer(Buffer.from(STYLES), 'xl/styles.xml');
-    } else if (part === 'strings') {
-      zip.addReadStream(fromLines(`<?xml version="1.0"?><sst ${NS}>`, options.strings, '</sst>'), 'xl/sharedStrings.xml');
-    } else {
-      zip.addReadStream(fromLines(`<?xml version="1.0"?><worksheet ${NS}><sheetData>`, options.sheetRows, '</sheetData></worksheet>'), 'xl/worksheets/sheet1.xml');
-    }
-  }
-  zip.end();
-  return zip.outputStream as unknown as AsyncIterable<Buffer>;
-}
-
-async function collect(source: AsyncIterable<Buffer>): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const c of source) chunks.push(c);
   return Buffer.concat(chunks);
 }
 

@@ -19,14 +19,28 @@
  * Cells come out as strings, numbers, booleans or null; a formula gives its cached result, rich
  * text its plain text, an error cell null. Wholly blank rows are skipped. A file that is not a
  * readable workbook, or holds no worksheet, is a 400.
+ *
+ * Bounds (`import-limits.ts`, issue 25): a row with a value beyond column 1,000, or more than
+ * 1 MiB of text, is refused; so is a row whose XML passes 4 MiB before it ends (a 60 MB cell is
+ * refused there, not held whole), and a shared-strings table whose text the preview would have to
+ * hold or read past 32 MiB (a bomb of millions of strings before the sheet). The XML is fed to
+ * the parser in event-loop turns of about 10 ms, so other requests are answered meanwhile.
  */
 import { Readable } from 'node:stream';
 import { BadRequest } from '../../errors.js';
+import { EventLoopTurns } from '../import/event-loop-turns.js';
+import { MAX_COLUMNS, MAX_RECORD_CHARS, recordTooLarge, tooManyColumns } from '../import/import-limits.js';
 import type { Cell } from './csv-preview.js';
 import { until, type UploadChunks } from './upload-chunks.js';
 
 /** Characters of shared strings kept when the table comes before the sheet (~32 MiB of text). */
 const MAX_CACHED_CHARS = 16 * 1024 * 1024;
+/** Shared strings kept when the table comes before the sheet. */
+const MAX_CACHED_STRINGS = 1_000_000;
+/** Bytes of shared-strings XML parsed, at most. */
+const MAX_STRINGS_XML_BYTES = 32 * 1024 * 1024;
+/** Bytes of worksheet XML one row may take (1 MiB of text, escaped, and its cells' markup). */
+const MAX_ROW_XML_BYTES = 4 * 1024 * 1024;
 
 interface StyleModel {
   numFmt?: string;
@@ -74,8 +88,10 @@ export async function previewXlsx(chunks: UploadChunks, maxRows: number): Promis
   const needed = new Set<number>();
   const strings = new Map<number, string>();
   let cachedChars = 0;
-  let cacheTruncated = false;
   let styles: Styles | null = null;
+  const turns = new EventLoopTurns();
+  /** Worksheet XML fed to the parser since the last row it gave. */
+  let sinceRow = 0;
 
   reader.sharedStrings = new Proxy([], {
     get: (target, key) => (typeof key === 'string' && /^\d+$/.test(key) ? { sharedString: Number(key) } : Reflect.get(target, key)),
@@ -88,23 +104,29 @@ export async function previewXlsx(chunks: UploadChunks, maxRows: number): Promis
   reader._parseWorksheet = function* (iterator, sheetNo) {
     if (sheetTaken || !isFirstSheet(reader, sheetNo)) return; // the entry is then drained unparsed
     sheetTaken = true;
-    yield* parseWorksheet.call(reader, until(iterator, () => rows.length >= maxRows), sheetNo);
+    const fed = metered(until(iterator as AsyncIterable<Buffer>, () => rows.length >= maxRows), turns, (bytes) => {
+      sinceRow += bytes;
+      if (sinceRow > MAX_ROW_XML_BYTES) throw recordTooLarge(`A row of the worksheet (over ${MAX_ROW_XML_BYTES / 2 ** 20} MiB of XML)`);
+    });
+    yield* parseWorksheet.call(reader, fed, sheetNo);
   };
   const parseSharedStrings = reader._parseSharedStrings;
   reader._parseSharedStrings = async function* (entry) {
     const keepAll = !sheetTaken;
     const last = () => (needed.size ? Math.max(...needed) : -1);
     let seen = -1;
-    const limited = Readable.from(until(entry, () => !keepAll && seen >= last()));
+    let parsed = 0;
+    const limited = Readable.from(metered(until(entry, () => !keepAll && seen >= last()), turns, (bytes) => {
+      parsed += bytes;
+      if (parsed > MAX_STRINGS_XML_BYTES) throw tooMuchText();
+    }));
     for await (const { index, text } of parseSharedStrings.call(reader, limited)) {
       seen = index;
       if (!keepAll && !needed.has(index)) continue;
       const plain = plainText(text);
-      if (keepAll && cachedChars + plain.length > MAX_CACHED_CHARS) {
-        cacheTruncated = true;
-        continue;
-      }
       cachedChars += plain.length;
+      // Before the sheet every string may be needed: past the bound, the preview would hold too much.
+      if (keepAll && (cachedChars > MAX_CACHED_CHARS || strings.size >= MAX_CACHED_STRINGS)) throw tooMuchText();
       strings.set(index, plain);
     }
   };
@@ -122,24 +144,44 @@ export async function previewXlsx(chunks: UploadChunks, maxRows: number): Promis
     for await (const event of reader.parse()) {
       if (!isWorksheetEvent(event)) continue;
       for await (const row of event.value) {
+        sinceRow = 0;
         if (rows.length >= maxRows) continue;
         const cells: ReaderCell[] = [];
+        let wide = false;
         row.eachCell((cell, col) => {
+          if (col > MAX_COLUMNS) wide = true;
           cells[col - 1] = cell;
           const ref = cell.value as SharedRef | null;
           if (ref && typeof ref === 'object' && 'sharedString' in ref) needed.add(ref.sharedString);
         });
+        if (wide) throw tooManyColumns('The worksheet');
         if (cells.some((c) => c && toCell(c, null, null, false) !== null)) rows.push(cells);
       }
     }
   } catch (err) {
+    if (err instanceof BadRequest) throw err;
     throw new BadRequest(`The file is not a readable XLSX workbook: ${(err as Error).message.slice(0, 200)}`);
   }
   if (!sheetTaken) throw new BadRequest('The file is not an XLSX workbook with a worksheet');
-  const missing = [...needed].some((i) => !strings.has(i));
-  if (missing && cacheTruncated) throw new BadRequest('The workbook holds too much distinct text to be previewed');
   const date1904 = reader.properties?.model?.date1904 === true;
-  return rows.map((cells) => Array.from(cells, (c) => (c ? toCell(c, strings, styles, date1904) : null)));
+  const out = rows.map((cells) => Array.from(cells, (c) => (c ? toCell(c, strings, styles, date1904) : null)));
+  for (const row of out) {
+    if (row.reduce<number>((n, c) => n + (typeof c === 'string' ? c.length : 0), 0) > MAX_RECORD_CHARS) throw recordTooLarge('A row of the worksheet');
+  }
+  return out;
+}
+
+/** `source` passed on chunk by chunk, each counted by `count` (which may refuse it), in bounded event-loop turns. */
+async function* metered(source: AsyncIterable<Buffer>, turns: EventLoopTurns, count: (bytes: number) => void): AsyncGenerator<Buffer> {
+  for await (const chunk of source) {
+    count(chunk.length);
+    if (turns.due()) await turns.next();
+    yield chunk;
+  }
+}
+
+function tooMuchText(): BadRequest {
+  return new BadRequest(`The workbook holds too much text to be previewed (its shared strings pass ${MAX_STRINGS_XML_BYTES / 2 ** 20} MiB, or hold more than the preview keeps before its first sheet): save the sheet as CSV to import it`);
 }
 
 /** Whether worksheet file `sheetNo` is the workbook's first sheet; true while the workbook's parts are unknown. */

@@ -48,7 +48,7 @@ export const BATCH_RECORDS = 5_000;
 const BATCH_PARAMETERS = 50_000;
 
 export async function importRecords(meta: ModelMeta, body: unknown, options: ImportOptions): Promise<ImportAnswer> {
-  const request = parseImportRequest(body, options.maxRows);
+  const request = await parseImportRequest(body, options.maxRows);
   const columns = readColumns(meta, request.fields, request.createFields);
   const matchFields = readMatchFields(meta, request.matchFields, columns);
   const rights = { create: hasRight(meta, 'create'), write: hasRight(meta, 'write') };
@@ -59,7 +59,7 @@ export async function importRecords(meta: ModelMeta, body: unknown, options: Imp
   // rows: a generic plan cached while a table was small (a seq scan) would stay and make each batch
   // scan everything the import wrote so far. Each statement is planned for its own values instead.
   await sql`SET LOCAL plan_cache_mode = force_custom_plan`.execute(currentEnv().trx);
-  const { records, orphanErrors } = readRows(request.data, columns, request.dateFormat);
+  const { records, orphanErrors } = await readRows(request.data, columns, request.dateFormat);
   const total = records.length;
   const progress = (done: number) => {
     if (request.progressId && options.progressOwner) reportProgress(options.progressOwner, request.progressId, meta.name, { done, total });

@@ -2,10 +2,14 @@
  * The body of `POST /api/import/{model}` (spec §4.8, CONTRACTS C3) read and checked for shape:
  * anything a client could get wrong before a single row is looked at — `fields` not strings,
  * `data` not rows, `create_fields` not parallel to `fields`, an unknown key, too many rows — is a
- * 400 naming it. What a row's cells hold is judged per row later (`cell-values.ts`).
+ * 400 naming it. What a row's cells hold is judged per row later (`cell-values.ts`). The bounds
+ * of `import-limits.ts` hold: at most 1,000 columns, at most 1 MiB of text per row. The rows are
+ * checked in event-loop turns of about 10 ms (a body may hold millions of cells).
  */
 import { BadRequest } from '../../errors.js';
 import { parseDateFormat, type DateFormat } from './cell-values.js';
+import { EventLoopTurns } from './event-loop-turns.js';
+import { MAX_COLUMNS, MAX_RECORD_CHARS, recordTooLarge, tooManyColumns } from './import-limits.js';
 
 /** A cell as JSON carries it. */
 export type Cell = string | number | boolean | null;
@@ -26,7 +30,7 @@ const KEYS = new Set(['fields', 'data', 'create_fields', 'match_fields', 'date_f
 /** Longest field path or progress id accepted (a path is a few field names). */
 const MAX_NAME = 200;
 
-export function parseImportRequest(body: unknown, maxRows: number): ImportRequest {
+export async function parseImportRequest(body: unknown, maxRows: number): Promise<ImportRequest> {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw new BadRequest('The body must be an object: {fields, data, create_fields?, match_fields?, date_format?, dry_run?, atomic?, progress_id?}');
   }
@@ -35,6 +39,7 @@ export function parseImportRequest(body: unknown, maxRows: number): ImportReques
   if (unknown !== undefined) throw new BadRequest(`Unknown key '${unknown.slice(0, 40)}': expected ${[...KEYS].join(', ')}`);
 
   const fields = b.fields;
+  if (Array.isArray(fields) && fields.length > MAX_COLUMNS) throw tooManyColumns("'fields'");
   // An empty path leaves its column out (a column the person did not map), as Odoo's `false`.
   if (!Array.isArray(fields) || !fields.length || !fields.every((f) => typeof f === 'string' && f.length <= MAX_NAME)) {
     throw new BadRequest(`'fields' must be a non-empty array of field paths (strings of at most ${MAX_NAME} characters; "" leaves a column out)`);
@@ -42,13 +47,21 @@ export function parseImportRequest(body: unknown, maxRows: number): ImportReques
   const data = b.data;
   if (!Array.isArray(data) || !data.length) throw new BadRequest("'data' must be an array of rows, the header row (row 0) first");
   if (data.length - 1 > maxRows) throw new BadRequest(`An import takes at most ${maxRows} data rows; this one has ${data.length - 1}`);
-  data.forEach((row, i) => {
+  const turns = new EventLoopTurns();
+  for (let i = 0; i < data.length; i++) {
+    const row: unknown = data[i];
     if (!Array.isArray(row)) throw new BadRequest(`'data' row ${i} must be an array of cells`);
-    if (i === 0) return; // the header is the client's, never read
+    if (i === 0) continue; // the header is the client's, never read
     if (row.length > fields.length) throw new BadRequest(`'data' row ${i} has ${row.length} cells for ${fields.length} fields`);
-    const bad = row.findIndex((c) => c !== null && typeof c !== 'string' && typeof c !== 'number' && typeof c !== 'boolean');
-    if (bad >= 0) throw new BadRequest(`'data' row ${i}, cell ${bad}: a cell is a string, a number, a boolean or null`);
-  });
+    let chars = 0;
+    for (let k = 0; k < row.length; k++) {
+      const c: unknown = row[k];
+      if (typeof c === 'string') chars += c.length;
+      else if (c !== null && typeof c !== 'number' && typeof c !== 'boolean') throw new BadRequest(`'data' row ${i}, cell ${k}: a cell is a string, a number, a boolean or null`);
+    }
+    if (chars > MAX_RECORD_CHARS) throw recordTooLarge(`'data' row ${i}`);
+    if (turns.due()) await turns.next();
+  }
 
   let createFields: boolean[] = fields.map(() => false);
   if (b.create_fields !== undefined && b.create_fields !== null) {

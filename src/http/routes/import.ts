@@ -5,7 +5,9 @@
  * principal who started the import only.
  *
  * An import may send up to ten times `FF_BULK_MAX` data rows (100,000 by default): C1's maximum
- * bounds the bulk routes, and an import batches its rows itself.
+ * bounds the bulk routes, and an import batches its rows itself. Its JSON body (up to
+ * `FF_IMPORT_LIMIT`) is parsed in event-loop turns (`import-body.ts`) by a parser of this route's
+ * own plugin scope, so a large import never holds up the worker's other requests.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { getProgress, type ProgressOwner } from '../../api/import/import-progress.js';
@@ -14,6 +16,7 @@ import { DEFAULT_BULK_MAX } from '../../api/selection.js';
 import { NotFound } from '../../errors.js';
 import { currentEnv } from '../../orm/env.js';
 import { IN_UNIT_OF_WORK, unitOfWork } from '../request-context.js';
+import { parseImportBody } from './import-body.js';
 
 export interface ImportRoutesOptions {
   /** Most records a selection may cover (`FF_BULK_MAX`); an import takes ten times as many rows. */
@@ -36,10 +39,14 @@ function ownerOf(req: FastifyRequest): ProgressOwner {
 export function registerImportRoutes(app: FastifyInstance, options: ImportRoutesOptions = {}): void {
   const maxRows = (options.bulkMax ?? DEFAULT_BULK_MAX) * IMPORT_ROWS_PER_BULK_ITEM;
   const bodyLimit = options.bodyLimit ?? DEFAULT_IMPORT_BODY_LIMIT;
-  app.post('/api/import/:model', { ...IN_UNIT_OF_WORK, bodyLimit }, (req) => unitOfWork(req, () => {
-    const meta = currentEnv().registry.meta((req.params as { model: string }).model);
-    return importRecords(meta, req.body, { maxRows, progressOwner: ownerOf(req) });
-  }));
+  void app.register(async (scope) => {
+    scope.removeContentTypeParser('application/json');
+    scope.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit }, (_req: FastifyRequest, body: Buffer | string) => parseImportBody(body as Buffer));
+    scope.post('/api/import/:model', { ...IN_UNIT_OF_WORK, bodyLimit }, (req) => unitOfWork(req, () => {
+      const meta = currentEnv().registry.meta((req.params as { model: string }).model);
+      return importRecords(meta, req.body, { maxRows, progressOwner: ownerOf(req) });
+    }));
+  });
   app.get('/api/import-progress/:progress_id', async (req) => {
     const progress = getProgress(ownerOf(req), (req.params as { progress_id: string }).progress_id);
     if (!progress) throw new NotFound('No import progress under this id');
