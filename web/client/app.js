@@ -7,7 +7,7 @@ import { api } from './api.js';
 import { loadLanguage } from './format.js';
 import { AppShell } from './shell/app-shell.js';
 import { followPresence } from './realtime/presence.js';
-import { showNotifications } from './realtime/live.js';
+import { showNotifications, showSocketRefusals } from './realtime/live.js';
 import { startRealtime } from './realtime/socket.js';
 import { goToSignIn, handleExpiredSessions, loadSession, renewSession, signInUrl } from './shell/session.js';
 
@@ -39,6 +39,7 @@ async function start() {
  */
 function startLiveUpdates(db) {
   showNotifications();
+  showSocketRefusals();
   followPresence();
   connect(db);
 }

@@ -6,10 +6,11 @@
  * Client actions understood: `reload` — given as `{action: 'reload'}`, `{action: {type: 'reload'}}`
  * or Odoo's `{action: {tag: 'reload'}}` — refetches the current view (a list reads its page again;
  * a clean form reads its record again, a form with unsaved edits asks first, as for a
- * `record_changed`). Any other action is ignored (logged at debug level).
+ * `record_changed`). Any other action is ignored (logged at debug level). A socket refused for
+ * the person's socket limit says so (`showSocketRefusals`).
  */
 import { useEffect, useRef } from 'preact/hooks';
-import { onFrame, onRealtime } from './socket.js';
+import { onFrame, onRealtime, onRealtimeStatus } from './socket.js';
 
 /** Shows `notification` frames as toasts; answers the unsubscribe function. */
 export function showNotifications() {
@@ -22,6 +23,33 @@ export function showNotifications() {
       message: typeof message === 'string' ? message : '',
     });
   });
+}
+
+/**
+ * A socket refused for the person's socket limit (an `error` frame `TooManySockets`, then close
+ * 4029; the socket retries with its backoff) says so once, in a warning that stays until
+ * dismissed, rather than leaving the tab silently without live updates. Said again only after a
+ * socket of this tab has opened since. Answers the unsubscribe function.
+ */
+export function showSocketRefusals() {
+  let said = false;
+  const offStatus = onRealtimeStatus((connected) => {
+    if (connected) said = false;
+  });
+  const offFrames = onFrame((frame) => {
+    if (frame.type !== 'error' || frame.data?.error !== 'TooManySockets' || said) return;
+    said = true;
+    window.fieldforge?.toast.show({
+      type: 'warning',
+      title: 'Live updates paused',
+      message: 'Too many FieldForge tabs or windows are open for your account. Close one and this tab resumes live updates by itself.',
+      duration: 0,
+    });
+  });
+  return () => {
+    offStatus();
+    offFrames();
+  };
 }
 
 /** The name of a client action (`'reload'`), whatever shape it came in. @param {unknown} action */
