@@ -7,6 +7,11 @@
  *   bad values (22xxx) → `ValidationError` naming the model, fields or constraint. The model and
  *   field names come from `ConstraintDescriptions` (the registry, which this layer must not import);
  *   without them the table, column and constraint names PostgreSQL reports are used.
+ * - A unique (or exclusion) violation says the value cannot be used and names no other record:
+ *   the record holding the value may be one the caller cannot read (another company's, hidden by
+ *   a record rule), and this layer cannot tell, so the answer is the same whoever holds it (issue
+ *   25 item 6). That a value is refused at all is the one thing a key unique across the table
+ *   cannot hide (docs/decisions.md).
  * - The database server gone (class 08, 57P01-57P03) → `DatabaseUnavailable` (503, Retry-After); up
  *   but out of connection slots (53300) or another limit (53400) → `DatabaseBusy` (503, Retry-After),
  *   saying which. Socket-level failures (refused, reset, "Connection terminated unexpectedly")
@@ -189,13 +194,13 @@ function integrityViolation(report: PostgresErrorReport, names?: ConstraintDescr
       if (declared?.message) return new ValidationError(declared.message);
       const fields = keyFields();
       if (fields.length > 1) {
-        return new ValidationError(`${model}: the combination of ${quoted(fields)} must be unique; another record already has these values`);
+        return new ValidationError(`${model}: the combination of ${quoted(fields)} must be unique; these values cannot be used`);
       }
       if (fields.length === 1) {
         const owner = report.table ? names?.modelName?.(report.table) : undefined;
-        return new ValidationError(`${model}: ${quoted(fields)} must be unique; another record already has this value`, owner ? { field: fields[0]!, model: owner } : {});
+        return new ValidationError(`${model}: ${quoted(fields)} must be unique; this value cannot be used`, owner ? { field: fields[0]!, model: owner } : {});
       }
-      return new ValidationError(`${model}: a record with the same unique values already exists${constraint ? ` (constraint${constraint})` : ''}`);
+      return new ValidationError(`${model}: the values must be unique${constraint ? ` (constraint${constraint})` : ''}; these values cannot be used`);
     }
     case '23503':
       // The same SQLSTATE for both ends of a foreign key: a missing target, or (before PostgreSQL
@@ -217,7 +222,7 @@ function integrityViolation(report: PostgresErrorReport, names?: ConstraintDescr
     case '23P01': {
       const fields = keyFields();
       return new ValidationError(
-        `${model}: ${fields.length ? quoted(fields) : 'the values'} conflict with another record (exclusion constraint${constraint})`,
+        `${model}: ${fields.length ? `the values of ${quoted(fields)}` : 'the values'} cannot be used: they break the exclusion constraint${constraint}`,
       );
     }
     default: // 23000 and any code PostgreSQL adds to the class later

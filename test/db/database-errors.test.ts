@@ -73,10 +73,10 @@ function integrityClass(engine: string, database: () => Kysely<any>, restrictCod
     it('23505 unique: names the table and the field(s), never the values', async () => {
       const one = await failure(database(), (trx) => sql`INSERT INTO ff_owner (name, code) VALUES ('Cy', 'A1')`.execute(trx));
       expect(sqlState(one)).toBe('23505');
-      expect(validation(one)).toBe(`Table "ff_owner": 'code' must be unique; another record already has this value`);
-      expect(validation(one, MODEL_NAMES)).toBe(`Owner: 'code' must be unique; another record already has this value`);
+      expect(validation(one)).toBe(`Table "ff_owner": 'code' must be unique; this value cannot be used`);
+      expect(validation(one, MODEL_NAMES)).toBe(`Owner: 'code' must be unique; this value cannot be used`);
       const pair = await failure(database(), (trx) => sql`INSERT INTO ff_owner (name, region, city) VALUES ('Cy', 'north', 'York')`.execute(trx));
-      expect(validation(pair, MODEL_NAMES)).toBe(`Owner: the combination of 'region', 'city' must be unique; another record already has these values`);
+      expect(validation(pair, MODEL_NAMES)).toBe(`Owner: the combination of 'region', 'city' must be unique; these values cannot be used`);
       expect(validation(pair)).not.toContain('York');
     });
 
@@ -115,7 +115,7 @@ function integrityClass(engine: string, database: () => Kysely<any>, restrictCod
     it('23P01 exclusion: names the model, the fields and the constraint', async () => {
       const error = await failure(database(), (trx) => sql`INSERT INTO ff_booking (span) VALUES ('[3,7)')`.execute(trx));
       expect(sqlState(error)).toBe('23P01');
-      expect(validation(error, MODEL_NAMES)).toBe(`Booking: 'span' conflict with another record (exclusion constraint 'ff_booking_span_excl')`);
+      expect(validation(error, MODEL_NAMES)).toBe(`Booking: the values of 'span' cannot be used: they break the exclusion constraint 'ff_booking_span_excl'`);
     });
 
     it('every code of the class, as PL/pgSQL raises it, is a ValidationError naming the constraint (23000 and 23001 included)', async () => {

@@ -41,7 +41,7 @@ export function integritySuite(harness: () => IntegrityHarness): void {
       await t().run(() => model('OrmUniquePair').create({ code: 'A', year: 2024 }));
       const err = await t().failure(() => model('OrmUniquePair').create({ code: 'A', year: 2024 }));
       expect(err).toBeInstanceOf(ValidationError);
-      expect(err.message).toBe("Unique Pair: the combination of 'code', 'year' must be unique; another record already has these values");
+      expect(err.message).toBe("Unique Pair: the combination of 'code', 'year' must be unique; these values cannot be used");
     });
 
     it('other combinations, and combinations with an empty value, are allowed', async () => {
@@ -90,7 +90,7 @@ export function integritySuite(harness: () => IntegrityHarness): void {
       await t().run(() => model('OrmTag').create({ name: 'x', identifier: 'orm_test.tag_x' }));
       const err = await t().failure(() => model('OrmTag').create({ name: 'y', identifier: 'orm_test.tag_x' }));
       expect(err).toBeInstanceOf(ValidationError);
-      expect(err.message).toBe("ORM Tag: 'identifier' must be unique; another record already has this value");
+      expect(err.message).toBe("ORM Tag: 'identifier' must be unique; this value cannot be used");
     });
 
     it('the same identifier may be used by records of different models', async () => {
