@@ -211,6 +211,18 @@ describe(`bulk calls at FF_BULK_MAX (${BULK_MAX} items) on the widest model of e
     expect(await count('Product', { name__startswith: 'MP ' })).toBe(BULK_MAX);
   });
 
+  it('sales: an import of products is written in batches of 5,000 records, one INSERT each, whatever the columns', async () => {
+    const data = [['name', 'uom', 'currency', 'list_price'], ...Array.from({ length: BULK_MAX }, (_, i) => [`MI ${i}`, String(uom), i % 2 ? 'JPY' : 'USD', 1.005 + i])];
+    let answer: any;
+    const { statements } = await timed('import Product', () => t.countStatements(async () => {
+      answer = await ok('POST', '/api/import/Product', { fields: data[0], data });
+    }));
+    expect(answer.summary).toMatchObject({ created: BULK_MAX, errors: 0 });
+    expect(statements.filter((s) => /^\s*insert into "product"/i.test(s))).toHaveLength(BULK_MAX / 5_000);
+    const prices = await t.run(() => modelOf<typeof Model>('Product').query({ name__in: ['MI 0', 'MI 1'] }).read(['name', 'list_price']));
+    expect(Object.fromEntries(prices.map((p) => [p.name, p.list_price]))).toEqual({ 'MI 0': 1.01, 'MI 1': 2 });
+  });
+
   it('sales: order lines (the most columns) on one order', async () => {
     const [order] = await created('SaleOrder', [{ customer, order_lines: [] }]);
     await timed('bulk-create SaleOrderLine', () => created('SaleOrderLine', Array.from({ length: BULK_MAX }, (_, i) => ({

@@ -23,7 +23,6 @@ import type { Field } from '../../orm/fields/field.js';
 import { ManyToManyField, ManyToOneField } from '../../orm/fields/relational-fields.js';
 import { currentEnv } from '../../orm/env.js';
 import type { ModelMeta } from '../../orm/model-meta.js';
-import { currencyOf } from '../../orm/write/monetary-rounding.js';
 import { importAnswer, type ImportAnswer, type WrittenRecord } from './import-answer.js';
 import { writeBatch, type BatchItem } from './import-batches.js';
 import { readColumns, readMatchFields, type ImportColumns, type ValueColumn } from './import-columns.js';
@@ -43,9 +42,8 @@ export interface ImportOptions {
   readonly batchRecords?: number;
 }
 
-/** Most records of one batch, and the bound parameters its INSERTs may carry (PostgreSQL takes 65,535). */
+/** Most records of one batch. */
 export const BATCH_RECORDS = 5_000;
-const BATCH_PARAMETERS = 50_000;
 
 export async function importRecords(meta: ModelMeta, body: unknown, options: ImportOptions): Promise<ImportAnswer> {
   const request = await parseImportRequest(body, options.maxRows);
@@ -73,7 +71,7 @@ export async function importRecords(meta: ModelMeta, body: unknown, options: Imp
     let done = 0;
     // With a progress id, batches are small enough for the socket to hear of every PROGRESS_EVERY rows.
     const batchRecords = Math.min(options.batchRecords ?? BATCH_RECORDS, request.progressId ? PROGRESS_EVERY : Infinity);
-    for (const batch of batches(meta, records, batchRecords)) {
+    for (const batch of batches(records, batchRecords)) {
       await resolveRelations(batch);
       const valid = batch.filter((r) => !r.errors.length);
       const matches = await matchRecords(meta, valid, matchFields, 'id');
@@ -111,46 +109,13 @@ function hasRight(meta: ModelMeta, perm: Permission): boolean {
 }
 
 /**
- * Consecutive records, at most `max` of them, and fewer when one of the batch's INSERTs (the
- * records', or one line model's) would carry more than `BATCH_PARAMETERS` bound parameters.
+ * Consecutive records, at most `max` of them. Every statement a batch writes binds one parameter
+ * per column, whatever its records (`createRecords`, `update-rows.ts`), so no batch nears
+ * PostgreSQL's parameter limit; the bound is there for memory, progress and the bisection of a
+ * refused batch.
  */
-function* batches(meta: ModelMeta, records: readonly ImportedRecord[], max: number): Generator<ImportedRecord[]> {
-  const widths = new Map<ModelMeta, number>();
-  const width = (m: ModelMeta) => widths.get(m) ?? widths.set(m, parametersPerRecord(m)).get(m)!;
-  let batch: ImportedRecord[] = [];
-  let parameters = new Map<ModelMeta, number>();
-  const own = width(meta);
-  for (const r of records) {
-    // A record without lines (most imports) costs its own model's width only: no map of its own.
-    let cost: Map<ModelMeta, number> | null = null;
-    if (r.lines.size) {
-      cost = new Map<ModelMeta, number>([[meta, own]]);
-      for (const [field, lines] of r.lines) cost.set(field.target, (cost.get(field.target) ?? 0) + lines.length * width(field.target));
-    }
-    const full = batch.length >= max || (cost
-      ? [...cost].some(([m, c]) => (parameters.get(m) ?? 0) + c > BATCH_PARAMETERS)
-      : (parameters.get(meta) ?? 0) + own > BATCH_PARAMETERS);
-    if (batch.length && full) {
-      yield batch;
-      batch = [];
-      parameters = new Map();
-    }
-    batch.push(r);
-    if (cost) for (const [m, c] of cost) parameters.set(m, (parameters.get(m) ?? 0) + c);
-    else parameters.set(meta, (parameters.get(meta) ?? 0) + own);
-  }
-  if (batch.length) yield batch;
-}
-
-/**
- * The bound parameters one record adds to its model's INSERT: none when its columns travel as one
- * array per column (`createRecords` does so for plain columns), one per column when the rows are a
- * VALUES list (a Monetary amount rounded to its currency, Binary and Json values).
- */
-function parametersPerRecord(meta: ModelMeta): number {
-  const stored = [...meta.fields.values()].filter((f) => f.column);
-  const valuesList = stored.some((f) => f.type === 'Binary' || f.type === 'Json' || currencyOf(meta, f));
-  return valuesList ? stored.length : 0;
+function* batches(records: readonly ImportedRecord[], max: number): Generator<ImportedRecord[]> {
+  for (let i = 0; i < records.length; i += max) yield records.slice(i, i + max);
 }
 
 /** Every relation cell of the batch: one resolution per column for its distinct texts. */

@@ -15,6 +15,7 @@ import { inCondition } from '../query/filter-ast.js';
 import { RecordBatch } from '../record-batch.js';
 import { roundedToCurrency } from './monetary-rounding.js';
 import { markFailedRecord } from './item-errors.js';
+import { lockedRows, updateStrength } from './row-locks.js';
 import type { Row } from '../query/select-rows.js';
 import { companyField } from '../../access/record-access.js';
 import { assertCompanyConsistency, companyLinks } from '../../access/company-consistency.js';
@@ -189,8 +190,12 @@ async function recomputeField(meta: ModelMeta, field: Field, ids: number[]): Pro
   });
   if (!changedIds.length) return [];
   const type = sql.raw(`${field.sqlType()}[]`); // from the field declaration, never from input
+  const rows = sql`(SELECT unnest(${changedIds}::int[]) AS id, unnest(${changedValues}::${type}) AS val) AS v`;
+  // Several rows are locked in id order first (`row-locks.ts`): a cascade must not lock the
+  // records it updates (an order's total) in another order than a bulk write of those records.
+  const from = changedIds.length > 1 ? lockedRows(meta, rows, 'v', updateStrength(meta, [field])) : rows;
   await runSql(sql`UPDATE ${sql.table(meta.table)} AS t SET ${sql.id(field.column!)} = v.val
-    FROM (SELECT unnest(${changedIds}::int[]) AS id, unnest(${changedValues}::${type}) AS val) AS v
+    FROM ${from}
     WHERE t.id = v.id`);
   return changedIds;
 }

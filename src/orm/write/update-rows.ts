@@ -11,19 +11,21 @@
  * number of parameters grows with the records (PostgreSQL's 65,535-parameter limit never bites,
  * and the prepared statement is reused). A column only some records write carries a mask: the
  * others keep their value. Monetary amounts are rounded per row to the currency the row writes,
- * or else holds (as `columnValue` does for a write of one set of values).
+ * or else holds (as `columnValue` does for a write of one set of values). The rows are locked in
+ * id order before they are written (`row-locks.ts`), whatever order the records come in.
  */
 import { sql, type SqlFragment } from '../../db/sql-fragment.js';
 import type { Field } from '../fields/field.js';
 import type { ModelMeta } from '../model-meta.js';
 import type { RowValues } from './item-keys.js';
 import { currencyOf, roundedExpression } from './monetary-rounding.js';
+import { lockedRows, updateStrength } from './row-locks.js';
 
 /**
  * `SET … FROM unnest(…) AS v(…) WHERE <table>.id = v.id` for records `ids`, record `ids[i]` taking
- * `rows[i]`, and every record taking `common` (the audit columns).
+ * `rows[i]`, and every record taking `common` (the audit columns); `gate` is an `OwnerLock`'s.
  */
-export function setFromRows(meta: ModelMeta, ids: readonly number[], rows: readonly RowValues[], common: RowValues): SqlFragment {
+export function setFromRows(meta: ModelMeta, ids: readonly number[], rows: readonly RowValues[], common: RowValues, gate?: SqlFragment): SqlFragment {
   const columns = [...new Set(rows.flatMap((row) => [...row.keys()]))].filter((f) => !common.has(f));
   const arrays: SqlFragment[] = [sql`${[...ids]}::int[]`];
   const names = ['id'];
@@ -53,6 +55,8 @@ export function setFromRows(meta: ModelMeta, ids: readonly number[], rows: reado
     return sql`${sql.id(f.column!)} = ${keepUnwritten(f, expr)}`;
   });
   for (const [f, v] of common) sets.push(sql`${sql.id(f.column!)} = ${v}`);
-  return sql`SET ${sql.join(sets)} FROM unnest(${sql.join(arrays)}) AS v(${sql.join(names.map((n) => sql.id(n)))})
+  const rowsSql = sql`unnest(${sql.join(arrays)}) AS v(${sql.join(names.map((n) => sql.id(n)))})`;
+  if (ids.length === 1) return sql`SET ${sql.join(sets)} FROM ${rowsSql} WHERE ${sql.id(meta.table, 'id')} = v.id${gate ? sql` AND ${gate}` : sql``}`;
+  return sql`SET ${sql.join(sets)} FROM ${lockedRows(meta, rowsSql, 'v', updateStrength(meta, [...columns, ...common.keys()]), gate)}
     WHERE ${sql.id(meta.table, 'id')} = v.id`;
 }

@@ -29,6 +29,7 @@ import { prepareFileWrite } from './file-values.js';
 import { atItem, atItemAsync, labelItem, soleItem, type ItemIndexes } from './item-errors.js';
 import { assertDistinctKeys, attributeFailure } from './item-keys.js';
 import { setFromRows } from './update-rows.js';
+import { LOCKED, lockedIds, ownerLock, updateStrength } from './row-locks.js';
 import { trackChanges } from './changed-fields.js';
 import type { OneToManyField } from '../fields/relational-fields.js';
 import { assertUnlockedWrites, hasStateLocks } from '../state-locks.js';
@@ -152,15 +153,20 @@ async function apply(meta: ModelMeta, ids: readonly number[], plan: WritePlan, u
   ]);
   // Record-changed pings: null (and no work at all) unless the database is watched.
   const track = await trackChanges(meta, ids, sorted, updatedDate);
+  // Rows are locked in id order, the owners whose totals this write recomputes first (`row-locks.ts`).
+  const owners = ownerLock(meta, ids, changed, uniform ? [sorted[0]!.columns] : sorted.map((s) => s.columns), options.parentLink);
   let updateSql;
   if (uniform) {
     const columns = new Map([...sorted[0]!.columns, ...audit]);
     const sets = [...columns].map(([f, v]) => sql`${sql.id(f.column!)} = ${columnValue(meta, f, v, columns, true)}`);
-    updateSql = sql`SET ${sql.join(sets)} WHERE id = ANY(${[...ids]})`;
+    // One row has one lock to take: it keeps the plain statement.
+    updateSql = ids.length > 1
+      ? sql`SET ${sql.join(sets)} FROM ${lockedIds(meta, ids, updateStrength(meta, columns.keys()), owners?.gate)} WHERE ${sql.id(meta.table, 'id')} = ${sql.ref(`${LOCKED}.id`)}`
+      : sql`SET ${sql.join(sets)} WHERE id = ANY(${[...ids]})${owners ? sql` AND ${owners.gate}` : sql``}`;
   } else {
-    updateSql = setFromRows(meta, ids, sorted.map((s) => s.columns), audit);
+    updateSql = setFromRows(meta, ids, sorted.map((s) => s.columns), audit, owners?.gate);
   }
-  const updated = await runGuarded<{ id: number }>((guard) => sql`UPDATE ${sql.table(meta.table)} ${updateSql}
+  const updated = await runGuarded<{ id: number }>((guard) => sql`${owners?.with ?? sql``}UPDATE ${sql.table(meta.table)} ${updateSql}
     RETURNING ${sql.id(meta.table, 'id')}${guard ? sql`, ${guard}` : sql``}${links?.returning ?? sql``}${track?.returning ?? sql``}`);
   if (updated.length !== ids.length) {
     const found = new Set(updated.map((r) => r.id));

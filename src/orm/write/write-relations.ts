@@ -42,6 +42,9 @@ export async function linkManyToMany(
     const j = field.join;
     const touched = [...new Set(perRecord.flatMap((list, i) => (list.some(([f]) => f === field) ? [ids[i]!] : [])))];
     if (mode === 'update') {
+      // The link rows of a record are rewritten only by writes of that record, and every write
+      // has locked its records (in id order, `row-locks.ts`) by its UPDATE before it gets here:
+      // two rewrites of the same links wait for each other there, never in the middle of these.
       await collectDependents(meta, touched, [field.name], pending);
       await runSql(sql`DELETE FROM ${sql.table(j.table)} WHERE ${sql.id(j.sourceColumn)} = ANY(${touched})`);
     }
