@@ -7,13 +7,14 @@
  * What only the database can refuse (a unique key another record holds, a model's own check, a
  * compute that fails) fails the statement for the whole batch. The batch runs in a savepoint; on a
  * refusal it is rolled back and the records are tried again in smaller groups: the record the
- * refusal names (the write paths label it `item <row>: `) is set aside with its error, and the rest
+ * refusal names (the write paths label it with its row, `itemOf`) is set aside with its error, and the rest
  * is split in halves, each retried in its own savepoint — so k bad records among n cost about
  * k·log₂(n) extra attempts, good records still commit, and each one is whole with its lines.
  */
 import { FieldForgeError, ValidationError } from '../../errors.js';
 import type { ModelMeta } from '../../orm/model-meta.js';
 import { createRecordIds } from '../../orm/write/create-records.js';
+import { itemOf } from '../../orm/write/item-errors.js';
 import { writeEach } from '../../orm/write/write-records.js';
 import type { ImportColumns } from './import-columns.js';
 import type { ImportedRecord, RowError } from './import-rows.js';
@@ -76,12 +77,10 @@ async function writeItems(meta: ModelMeta, items: readonly BatchItem[]): Promise
   return out;
 }
 
-const LABEL = /^item (\d+): /;
-
-/** The row a refusal names (`item <row>: `, as the write paths label it) and its message without it. */
+/** The row a refusal is about (the item the write paths labelled it with) and its message without the label. */
 function unlabel(err: FieldForgeError): { row: number | undefined; message: string } {
-  const m = LABEL.exec(err.message);
-  return m ? { row: Number(m[1]), message: err.message.slice(m[0].length) } : { row: undefined, message: err.message };
+  const item = itemOf(err);
+  return item ? { row: item.index, message: item.message } : { row: undefined, message: err.message };
 }
 
 /** The row error of a refusal, naming the column of the refused field when the import has one. */

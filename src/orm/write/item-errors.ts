@@ -6,6 +6,9 @@
  * values, its links, what computing its stored fields threw, the database's key violations
  * (`item-keys.ts`). Errors of the whole batch (a model's `_check_change` over every record) keep
  * their own wording unless every record comes from one item.
+ *
+ * The index travels on the error as data (`itemOf`): whoever needs the item (an import naming its
+ * row) reads it there, never out of the message, whose own text may well start with `item 3: `.
  */
 import { FieldForgeError } from '../../errors.js';
 import type { ModelMeta } from '../model-meta.js';
@@ -13,10 +16,16 @@ import type { ModelMeta } from '../model-meta.js';
 /** Per record of a write, the index of the bulk item it comes from. */
 export type ItemIndexes = readonly number[];
 
-const LABELLED = Symbol('itemLabelled');
+/** The item a labelled refusal is about, and its message as it was before the label. */
+export interface ItemRefusal {
+  readonly index: number;
+  readonly message: string;
+}
+
+const ITEM = Symbol('item');
 const FAILED_RECORD = Symbol('failedRecord');
 
-type Marked = { [LABELLED]?: true; [FAILED_RECORD]?: { meta: ModelMeta; id: number } };
+type Marked = { [ITEM]?: ItemRefusal; [FAILED_RECORD]?: { meta: ModelMeta; id: number } };
 
 /**
  * Prefixes a refusal of an item's values with `item <index>: `, once — the innermost write that
@@ -27,14 +36,15 @@ type Marked = { [LABELLED]?: true; [FAILED_RECORD]?: { meta: ModelMeta; id: numb
 export function labelItem<E>(err: E, index: number | undefined): E {
   if (index === undefined || !(err instanceof FieldForgeError) || (err.status !== 400 && err.status !== 403)) return err;
   const marked = err as unknown as Marked;
-  if (marked[LABELLED]) return err;
+  if (marked[ITEM]) return err;
+  marked[ITEM] = { index, message: err.message };
   err.message = `item ${index}: ${err.message}`;
-  marked[LABELLED] = true;
   return err;
 }
 
-export function isLabelled(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && (err as Marked)[LABELLED] === true;
+/** The item `err` was labelled with (`labelItem`) and its unlabelled message; undefined if none. */
+export function itemOf(err: unknown): ItemRefusal | undefined {
+  return typeof err === 'object' && err !== null ? (err as Marked)[ITEM] : undefined;
 }
 
 /** Runs `fn`, labelling what it throws with item `index` (when given). */

@@ -13,7 +13,7 @@
 import { ValidationError } from '../../errors.js';
 import type { Field } from '../fields/field.js';
 import type { ModelMeta } from '../model-meta.js';
-import { failedRecord, isLabelled, labelItem, soleItem, type ItemIndexes } from './item-errors.js';
+import { failedRecord, itemOf, labelItem, soleItem, type ItemIndexes } from './item-errors.js';
 
 /** The column values one record of a write gives, by field. */
 export type RowValues = ReadonlyMap<Field, unknown>;
@@ -73,7 +73,7 @@ function duplicateMessage(meta: ModelMeta, key: UniqueKey, first: number): strin
 export function attributeFailure(
   err: unknown, meta: ModelMeta, ids: readonly number[], rows: readonly RowValues[], items: ItemIndexes | undefined,
 ): unknown {
-  if (!items?.length || isLabelled(err)) return err;
+  if (!items?.length || itemOf(err)) return err;
   const failed = failedRecord(err);
   const index = failed && failed.meta === meta ? ids.indexOf(failed.id) : -1;
   if (index >= 0) return labelItem(err, items[index]);
