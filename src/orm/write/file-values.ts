@@ -9,6 +9,7 @@
  */
 import { sql } from '../../db/sql-fragment.js';
 import { ValidationError } from '../../errors.js';
+import { decodeBase64 } from '../../files/base64-content.js';
 import { releaseDeletedAttachments } from '../../files/release-keys.js';
 import { currentEnv, withEnv } from '../env.js';
 import { FileField } from '../fields/relational-fields.js';
@@ -114,6 +115,23 @@ export async function prepareFileWrite(meta: ModelMeta, ids: readonly number[], 
       if (owned.rows.length) await withEnv({ su: true }, () => deleteRecords(meta2, owned.rows.map((r) => r.id)));
     },
   };
+}
+
+/**
+ * A write that reaches no record (a selection matching nothing): its uploads are checked as storing
+ * them would check them — base64, within the upload limit — but not stored (there is no record to
+ * own them). Answers the values without the uploads, for the rest of the values to be checked.
+ */
+export function checkedWithoutUploads(meta: ModelMeta, vals: Record<string, unknown>): Record<string, unknown> {
+  const uploads = fileFields(meta).filter((f) => isUpload(vals[f.name]));
+  if (!uploads.length) return vals;
+  const limit = currentEnv().files?.uploadLimit ?? Number.POSITIVE_INFINITY;
+  const out = { ...vals };
+  for (const f of uploads) {
+    decodeBase64((vals[f.name] as Record<string, unknown>).base64, limit);
+    delete out[f.name];
+  }
+  return out;
 }
 
 /** Before a delete: attachments release their bytes; records' own attachments are deleted after. */

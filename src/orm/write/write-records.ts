@@ -33,6 +33,7 @@ import { LOCKED, lockedIds, ownerLock, updateStrength } from './row-locks.js';
 import { trackChanges } from './changed-fields.js';
 import type { OneToManyField } from '../fields/relational-fields.js';
 import { assertUnlockedWrites, hasStateLocks } from '../state-locks.js';
+import { checkUnmatchedWrite } from './unmatched-write.js';
 
 export interface WriteOptions {
   /** The link to the parent a OneToMany write sets on its lines (set by the write path, not the caller). */
@@ -51,7 +52,8 @@ export interface RecordValues {
 export async function writeRecords(
   meta: ModelMeta, ids: readonly number[], vals: Record<string, unknown>, options: WriteOptions = {},
 ): Promise<void> {
-  if (!ids.length) return;
+  // No record: the values are checked all the same (bad input is refused whatever matches).
+  if (!ids.length) return checkUnmatchedWrite(meta, vals, options.parentLink);
   await writeEach(meta, ids.map((id) => ({ id, vals })), options);
 }
 
