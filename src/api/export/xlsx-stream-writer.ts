@@ -176,7 +176,7 @@ export class XlsxStreamWriter {
     const chunk = this.pending;
     this.pending = '';
     if (!chunk) return;
-    await this.zip.write(Buffer.from(chunk, 'utf8'));
+    await this.zip.writeText(chunk);
     if (this.failure) throw this.failure;
   }
 
