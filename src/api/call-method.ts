@@ -16,7 +16,7 @@ import { BadRequest, NotFound } from '../errors.js';
 import { withCallerLanguage } from '../i18n/translations.js';
 import type { ModelMeta } from '../orm/model-meta.js';
 import { RecordBatch } from '../orm/record-batch.js';
-import { assertMethodAllowed } from '../orm/state-locks.js';
+import { methodRefusal } from '../orm/state-locks.js';
 import { DEFAULT_BULK_MAX, resolveSelection, type ResolveOptions, type Selection } from './selection.js';
 import { wizardInputs } from './wizard-inputs.js';
 
@@ -68,13 +68,16 @@ export async function callMethod(meta: ModelMeta, method: string, call: MethodCa
   // Once per record: an id sent twice is one record, not a missing one. Explicit ids are loaded
   // at once (as the caller: a hidden one is missing); a selection is resolved first.
   const ids = call.selection ? await resolveSelection(meta, call.selection, options) : uniqueIds(meta, call.ids!, options.max);
+  // A state lock refusing the method locks the records first (a concurrent Confirm is waited for):
+  // they are loaded as it leaves them, and its refusal follows the 404 of a record the caller cannot see.
+  const refusal = await methodRefusal(meta, method, ids);
   const records = await RecordBatch.load(meta, ids);
   if (records.length !== ids.length) {
     const found = new Set(records.map((r) => r.id));
     throw new NotFound(`${meta.name} ${ids.filter((id) => !found.has(id)).slice(0, 5).join(', ')} does not exist`);
   }
   context.active_ids = ids;
-  await assertMethodAllowed(meta, method, ids);
+  if (refusal) throw refusal;
   if (wizard) inputs = await wizardInputs(wizard, inputs);
   const results: unknown[] = [];
   for (const record of records) {

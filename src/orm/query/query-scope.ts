@@ -116,9 +116,12 @@ export class QueryScope {
     return sql`${sql.id(alias, 'id')} IN (SELECT ${sql.id(inner.alias, 'id')} FROM ${inner.from()} WHERE ${allowed})`;
   }
 
-  /** `"task" AS "t0" LEFT JOIN "stage" AS "t1" ON …` */
-  from(): SqlFragment {
-    const parts = [sql`${sql.table(this.meta.table)} AS ${sql.id(this.alias)}`];
+  /**
+   * `"task" AS "t0" LEFT JOIN "stage" AS "t1" ON …`; `root`: the rows to read under the root's
+   * alias instead of the table (a subquery locking them, `state-locks.ts`).
+   */
+  from(root: SqlFragment = sql.table(this.meta.table)): SqlFragment {
+    const parts = [sql`${root} AS ${sql.id(this.alias)}`];
     for (const j of this.joins) parts.push(sql`LEFT JOIN ${sql.table(j.table)} AS ${sql.id(j.alias)} ON ${j.on}`);
     return sql.join(parts, sql` `);
   }

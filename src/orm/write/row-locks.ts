@@ -51,6 +51,17 @@ export function lockedRows(meta: ModelMeta, rows: SqlFragment, alias: string, st
     ORDER BY l.id FOR ${sql.raw(strength)} OF l) AS ${sql.id(alias)}`;
 }
 
+/**
+ * The whole rows of `ids`, locked in id order, as a FROM item without its alias — for a read that
+ * must judge the rows as they are once locked (`state-locks.ts`): in READ COMMITTED a row a locking
+ * scan waited for is returned as its writer committed it, while any other read of the statement
+ * sees the statement's snapshot, taken before the wait.
+ */
+export function lockedWholeRows(meta: ModelMeta, ids: readonly number[], strength: LockStrength, gate?: SqlFragment): SqlFragment {
+  return sql`(SELECT l.* FROM ${sql.table(meta.table)} AS l WHERE l.id = ANY(${[...ids]}::int[])${gate ? sql` AND ${gate}` : sql``}
+    ORDER BY l.id FOR ${sql.raw(strength)} OF l)`;
+}
+
 const keyColumns = new WeakMap<ModelMeta, ReadonlySet<Field>>();
 
 /**

@@ -138,12 +138,15 @@ async function apply(meta: ModelMeta, ids: readonly number[], plan: WritePlan, u
   const items = options.items;
   await assertRecordsAllowed(meta, 'write', ids);
   await checkChange(meta, ids, plan.given, items);
-  // Fields a record's state locks (state-locks.ts).
-  if (hasStateLocks(meta)) await atItemAsync(soleItem(items), () => assertUnlockedWrites(meta, ids, plan.given, Boolean(options.parentLink)));
+  const columnsWritten = uniform ? [sorted[0]!.columns] : sorted.map((s) => s.columns);
+  const changed = [...new Set(columnsWritten.flatMap((columns) => [...columns.keys()].map((f) => f.name)))];
+  // Rows are locked in id order, the owners whose totals this write recomputes first (`row-locks.ts`).
+  const owners = ownerLock(meta, ids, changed, columnsWritten, options.parentLink);
+  // Fields a record's state locks (state-locks.ts); the check locks the rows in the same order.
+  if (hasStateLocks(meta)) await atItemAsync(soleItem(items), () => assertUnlockedWrites(meta, ids, plan.given, Boolean(options.parentLink), owners));
   // Links to records the caller may not read are refused by the UPDATE's own RETURNING (no statement of its own).
   const uploaded = new Set(files.flatMap((f) => (f ? [...f.uploaded] : [])));
-  const links = linkCheck(meta, uniform ? [sorted[0]!.columns] : sorted.map((s) => s.columns), { except: options.parentLink, uploaded });
-  const changed = [...new Set((uniform ? [sorted[0]!] : sorted).flatMap((s) => [...s.columns.keys()].map((f) => f.name)))];
+  const links = linkCheck(meta, columnsWritten, { except: options.parentLink, uploaded });
   const pending = newPending();
   // A changed link may leave dependents behind (a line moved to another order): collect them first.
   if (changesLinks(meta, changed)) await collectDependents(meta, ids, changed, pending);
@@ -155,8 +158,6 @@ async function apply(meta: ModelMeta, ids: readonly number[], plan: WritePlan, u
   ]);
   // Record-changed pings: null (and no work at all) unless the database is watched.
   const track = await trackChanges(meta, ids, sorted, updatedDate);
-  // Rows are locked in id order, the owners whose totals this write recomputes first (`row-locks.ts`).
-  const owners = ownerLock(meta, ids, changed, uniform ? [sorted[0]!.columns] : sorted.map((s) => s.columns), options.parentLink);
   let updateSql;
   if (uniform) {
     const columns = new Map([...sorted[0]!.columns, ...audit]);
