@@ -9,7 +9,7 @@
 import { createRequire } from 'node:module';
 import { API_KEY_PREFIX } from '../auth/api-keys.js';
 import { CSRF_HEADER } from '../auth/csrf.js';
-import { SESSION_COOKIE } from '../http/session-cookies.js';
+import { SESSION_COOKIE } from '../auth/cookie-names.js';
 import type { ModelMeta } from '../orm/model-meta.js';
 import type { Registry } from '../orm/registry.js';
 import {

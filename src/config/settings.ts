@@ -2,7 +2,6 @@
  * Settings from the environment (ARCHITECTURE §2), read and validated once at start-up.
  */
 import { resolve } from 'node:path';
-import { BUILTIN_MODULES_DIR } from '../modules/module-catalog.js';
 
 export interface Settings {
   databaseUrl: string | undefined;
@@ -137,9 +136,4 @@ function positiveNumber(name: string, raw: string | undefined, fallback: number)
   const value = Number(raw);
   if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got '${raw}'`);
   return value;
-}
-
-/** Built-in modules first, then the add-on directories. */
-export function moduleRoots(settings: Settings): string[] {
-  return [BUILTIN_MODULES_DIR, ...settings.addonsPaths];
 }

@@ -8,10 +8,9 @@ import type {} from '@fastify/cookie'; // its declarations add setCookie/cookies
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { csrfToken } from '../auth/csrf.js';
 import { SESSION_DAYS, type SessionTokens } from '../auth/sessions.js';
+import { CSRF_COOKIE, REFRESH_COOKIE, SESSION_COOKIE } from '../auth/cookie-names.js';
 
-export const SESSION_COOKIE = 'ff_session';
-export const REFRESH_COOKIE = 'ff_refresh';
-export const CSRF_COOKIE = 'ff_csrf';
+export { CSRF_COOKIE, REFRESH_COOKIE, SESSION_COOKIE };
 
 /** Sets the three cookies for freshly issued tokens; returns the CSRF token for the answer. */
 export function setSessionCookies(req: FastifyRequest, reply: FastifyReply, tokens: SessionTokens, sessionId: number, secret: string, sessionHours: number): string {

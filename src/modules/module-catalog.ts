@@ -6,6 +6,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Settings } from '../config/settings.js';
 import { ModuleError } from '../errors.js';
 import { readManifest, type Manifest } from './manifest.js';
 
@@ -15,6 +16,11 @@ export interface ModuleDescriptor {
 }
 
 export const BUILTIN_MODULES_DIR = fileURLToPath(new URL('../../modules', import.meta.url));
+
+/** Built-in modules first, then the add-on directories (`FF_ADDONS_PATH`). */
+export function moduleRoots(settings: Pick<Settings, 'addonsPaths'>): string[] {
+  return [BUILTIN_MODULES_DIR, ...settings.addonsPaths];
+}
 
 export class ModuleCatalog {
   private constructor(readonly modules: ReadonlyMap<string, ModuleDescriptor>) {}

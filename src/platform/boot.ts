@@ -4,8 +4,8 @@
  */
 import { resolveSecret } from '../config/secret.js';
 import { createEngine } from '../db/create-engine.js';
-import { moduleRoots, type Settings } from '../config/settings.js';
-import { ModuleCatalog } from '../modules/module-catalog.js';
+import type { Settings } from '../config/settings.js';
+import { ModuleCatalog, moduleRoots } from '../modules/module-catalog.js';
 import { Platform } from './platform.js';
 import { fileServiceFromSettings } from '../files/filestore-config.js';
 import { InProcessBus } from '../realtime/in-process-bus.js';

@@ -4,11 +4,11 @@
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { moduleRoots, readSettings } from '../../src/config/settings.js';
+import { readSettings } from '../../src/config/settings.js';
 import { ModuleError } from '../../src/errors.js';
 import { dependencyOrder } from '../../src/modules/dependency-order.js';
 import { readManifest } from '../../src/modules/manifest.js';
-import { BUILTIN_MODULES_DIR, ModuleCatalog } from '../../src/modules/module-catalog.js';
+import { BUILTIN_MODULES_DIR, ModuleCatalog, moduleRoots } from '../../src/modules/module-catalog.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
 const BAD = join(FIXTURES, 'addons-bad-manifests');
