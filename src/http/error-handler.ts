@@ -2,15 +2,19 @@
  * Renders every error as `{detail, error}` (plus `traceback` in dev mode) with the status its
  * class declares. Errors of our catalogue say what they are; Fastify's own request errors (bad
  * JSON, too large, wrong media type) keep their status; anything else is a 500 that leaks nothing.
+ * Every `error` is the code of a class of the catalogue (`errors.ts`).
  * Each failure is logged once here (`request-log.ts`).
  */
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { translateDatabaseError } from '../db/database-errors.js';
-import { FieldForgeError, NotFound, ValidationError } from '../errors.js';
+import {
+  BadRequest, FieldForgeError, InternalError, MethodNotAllowed, NotFound, PayloadTooLarge, UnsupportedMediaType, ValidationError,
+} from '../errors.js';
 import { logFailure } from './request-log.js';
 
-const FASTIFY_ERROR_NAMES: Record<number, string> = {
-  400: 'BadRequest', 404: 'NotFound', 405: 'MethodNotAllowed', 413: 'PayloadTooLarge', 415: 'UnsupportedMediaType',
+/** The catalogue's code for a 4xx Fastify answers by itself (any other 4xx reads as a bad request). */
+const FASTIFY_ERRORS: Record<number, typeof FieldForgeError> = {
+  400: BadRequest, 404: NotFound, 405: MethodNotAllowed, 413: PayloadTooLarge, 415: UnsupportedMediaType,
 };
 
 /**
@@ -40,10 +44,10 @@ export function installErrorHandler(app: FastifyInstance, dev: boolean): void {
       // The import route has its own, larger limit: name the setting that applies.
       const setting = req.url.startsWith('/api/import/') ? 'FF_IMPORT_LIMIT' : 'FF_BODY_LIMIT';
       const detail = status === 413 ? `The request body is larger than the configured limit (${setting})` : err.message;
-      body = { detail, error: FASTIFY_ERROR_NAMES[status] ?? 'BadRequest' };
+      body = { detail, error: (FASTIFY_ERRORS[status] ?? BadRequest).code };
     } else {
       status = 500;
-      body = { detail: 'Internal server error', error: 'InternalError' };
+      body = { detail: 'Internal server error', error: InternalError.code };
     }
     // The one log line of a failed request (a 500's stack is only here, never in its answer).
     logFailure(req, err, status, body.error as string);
