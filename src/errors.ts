@@ -6,7 +6,8 @@
  * Each class declares its `error` code (`static code`), so the wire does not depend on what a
  * class is called in code; `test/http/error-catalogue.test.ts` holds the list. A subclass that
  * declares no code of its own (a module's `class OutOfStock extends UserError`) is known by its
- * class name, as before.
+ * class name, as before. What an error is about travels on it as data — the item of a batch call
+ * (`item`), the refused field (`ValidationError.field`) — never inside its message.
  */
 export class FieldForgeError extends Error {
   /** The `error` of the body: stable, whatever the class is called. */
@@ -15,10 +16,26 @@ export class FieldForgeError extends Error {
   readonly status: number = 500;
   /** Extra response headers (e.g. `Retry-After`). */
   readonly headers: Record<string, string> = {};
+  #item: number | undefined;
 
   constructor(message: string) {
     super(message);
     this.name = codeOf(new.target);
+  }
+
+  /**
+   * The item of a batch call this error is about (`forItem`): for a bulk route its 0-based index in
+   * the body, for the import the row. The message never carries it; the HTTP layer writes
+   * `item <index>: ` before it in `detail` (CONTRACTS C1).
+   */
+  get item(): number | undefined {
+    return this.#item;
+  }
+
+  /** Notes that this error is about item `index`, once: the innermost write that knows the item names it. */
+  forItem(index: number): this {
+    this.#item ??= index;
+    return this;
   }
 }
 
@@ -31,6 +48,8 @@ export function codeOf(cls: abstract new (...args: never[]) => FieldForgeError):
  * A business rule was violated by the data (unique, required, RESTRICT, a model check). When the
  * refusal is about one field of one model (`{field: 'zip', model: 'Contact'}`), the error body
  * names the field (`field`) for a request on that model, so a form shows the message at the input.
+ * A value a field refuses also says what the field expected (`expected`: `a number`), which the
+ * import reports for a cell without the rest of the message.
  */
 export class ValidationError extends FieldForgeError {
   static override readonly code = 'ValidationError';
@@ -39,11 +58,14 @@ export class ValidationError extends FieldForgeError {
   readonly field?: string;
   /** The model owning `field` (a nested line's model differs from the request's). */
   readonly fieldModel?: string;
+  /** What the refused field takes (`a number`, `one of a, b`), when a value was refused for its type. */
+  readonly expected?: string;
 
-  constructor(message: string, about: { field?: string; model?: string } = {}) {
+  constructor(message: string, about: { field?: string; model?: string; expected?: string } = {}) {
     super(message);
     if (about.field) this.field = about.field;
     if (about.model) this.fieldModel = about.model;
+    if (about.expected) this.expected = about.expected;
   }
 }
 
