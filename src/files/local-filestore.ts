@@ -11,7 +11,7 @@ import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { FileStore, StoredObject } from './filestore.js';
-import { FileStorageError, InsufficientStorage } from './filestore-errors.js';
+import { FileStorageError, InsufficientStorage } from '../errors.js';
 
 export class LocalFileStore implements FileStore {
   readonly kind = 'local' as const;

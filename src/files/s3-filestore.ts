@@ -6,7 +6,7 @@
 import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
 import type { Readable } from 'node:stream';
 import type { FileStore, PresignOptions, StoredObject } from './filestore.js';
-import { FileStorageError } from './filestore-errors.js';
+import { FileStorageError } from '../errors.js';
 
 /** The SDK's modules and the client, loaded on the store's first operation. */
 interface Sdk {

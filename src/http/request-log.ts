@@ -106,8 +106,8 @@ export function noteSelectedDatabase(req: FastifyRequest, name: string): void {
   selectedDatabases.set(req, name);
 }
 
-/** How the error handler logs a failed request (see the file comment). */
-export function logFailure(req: FastifyRequest, err: Error, status: number, errorName: string): void {
+/** How the error handler logs a failed request (see the file comment); `message` is the answer's `detail` for a 4xx. */
+export function logFailure(req: FastifyRequest, err: Error, status: number, errorName: string, message = err.message): void {
   const context = {
     status,
     error: errorName,
@@ -119,10 +119,10 @@ export function logFailure(req: FastifyRequest, err: Error, status: number, erro
   };
   if (status >= 500) {
     const line = { ...context, err };
-    if (status === 500) req.log.error(line, err.message);
-    else req.log.warn(line, err.message);
+    if (status === 500) req.log.error(line, message);
+    else req.log.warn(line, message);
   } else {
-    req.log.info(context, err.message);
+    req.log.info(context, message);
   }
 }
 

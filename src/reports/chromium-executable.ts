@@ -4,7 +4,7 @@
  * uses what the operator installed (`apt-get install chromium`), so it is patched with the system.
  */
 import { accessSync, constants, statSync } from 'node:fs';
-import { ReportEngineUnavailable } from './report-errors.js';
+import { ReportEngineUnavailable } from '../errors.js';
 
 export const DEFAULT_CHROMIUM_PATHS = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'] as const;
 

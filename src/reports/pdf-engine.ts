@@ -18,7 +18,7 @@ import { availableParallelism } from 'node:os';
 // Types only: Playwright takes over half a second to load, paid on the first PDF, not at every start.
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { chromiumExecutable } from './chromium-executable.js';
-import { ReportEngineUnavailable } from './report-errors.js';
+import { ReportEngineUnavailable } from '../errors.js';
 
 /**
  * Flags of a server-side, print-only Chromium: no sandbox (containers run it as root), no GPU,

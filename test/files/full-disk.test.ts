@@ -17,7 +17,7 @@ import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { currentEnv } from '../../src/orm/env.js';
 import { LocalFileStore } from '../../src/files/local-filestore.js';
-import { InsufficientStorage } from '../../src/files/filestore-errors.js';
+import { InsufficientStorage } from '../../src/errors.js';
 import { storageKey } from '../../src/files/content-address.js';
 import { storeContents } from '../../src/files/stored-contents.js';
 import { sweep } from '../../src/files/file-removal.js';

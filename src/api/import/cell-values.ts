@@ -113,20 +113,17 @@ export function cellValue(field: Field, cell: Cell, dateFormat: DateFormat | nul
   }
 }
 
-/** `field.toColumn` of a cell's value, its refusal turned into a CellError carrying the reason. */
+/**
+ * `field.toColumn` of a cell's value, its refusal turned into a CellError carrying the reason: what
+ * the field expected (the row error names the row, column and value itself), else the message.
+ */
 export function columnOf(field: Field, value: unknown): unknown {
   try {
     return field.toColumn(value);
   } catch (err) {
-    if (err instanceof ValidationError) throw new CellError(reason(err.message));
+    if (err instanceof ValidationError) throw new CellError(err.expected === undefined ? err.message : `expected ${err.expected}`);
     throw err;
   }
-}
-
-/** The reason part of a field's refusal (`Invalid value 'x' for field 'f' of M: expected …`). */
-function reason(message: string): string {
-  const m = /: (expected .*)$/s.exec(message);
-  return m ? m[1]! : message;
 }
 
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;

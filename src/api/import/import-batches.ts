@@ -7,14 +7,13 @@
  * What only the database can refuse (a unique key another record holds, a model's own check, a
  * compute that fails) fails the statement for the whole batch. The batch runs in a savepoint; on a
  * refusal it is rolled back and the records are tried again in smaller groups: the record the
- * refusal names (the write paths label it with its row, `itemOf`) is set aside with its error, and the rest
+ * refusal names (the write paths label it with its row: `FieldForgeError.item`) is set aside with its error, and the rest
  * is split in halves, each retried in its own savepoint — so k bad records among n cost about
  * k·log₂(n) extra attempts, good records still commit, and each one is whole with its lines.
  */
 import { FieldForgeError, ValidationError } from '../../errors.js';
 import type { ModelMeta } from '../../orm/model-meta.js';
 import { createRecordIds } from '../../orm/write/create-records.js';
-import { itemOf } from '../../orm/write/item-errors.js';
 import { writeEach } from '../../orm/write/write-records.js';
 import type { ImportColumns } from './import-columns.js';
 import type { ImportedRecord, RowError } from './import-rows.js';
@@ -46,10 +45,10 @@ async function attempt(meta: ModelMeta, items: readonly BatchItem[], columns: Im
     for (const [record, id] of result.value) outcome.written.set(record, id);
     return;
   }
-  const { row, message } = unlabel(result.error);
+  const row = result.error.item;
   const culprit = items.length === 1 ? items[0] : items.find((i) => i.record.row === row);
   if (culprit) {
-    outcome.errors.push(errorOf(culprit.record.row, message, result.error, columns, meta));
+    outcome.errors.push(errorOf(culprit.record.row, result.error, columns, meta));
     const rest = items.filter((i) => i !== culprit);
     const half = Math.ceil(rest.length / 2);
     await attempt(meta, rest.slice(0, half), columns, outcome);
@@ -77,15 +76,9 @@ async function writeItems(meta: ModelMeta, items: readonly BatchItem[]): Promise
   return out;
 }
 
-/** The row a refusal is about (the item the write paths labelled it with) and its message without the label. */
-function unlabel(err: FieldForgeError): { row: number | undefined; message: string } {
-  const item = itemOf(err);
-  return item ? { row: item.index, message: item.message } : { row: undefined, message: err.message };
-}
-
 /** The row error of a refusal, naming the column of the refused field when the import has one. */
-function errorOf(row: number, message: string, err: FieldForgeError, columns: ImportColumns, meta: ModelMeta): RowError {
-  const out: RowError = { row, message };
+function errorOf(row: number, err: FieldForgeError, columns: ImportColumns, meta: ModelMeta): RowError {
+  const out: RowError = { row, message: err.message };
   if (err instanceof ValidationError && err.field) {
     const model = err.fieldModel ?? meta.name;
     const own = model === meta.name ? columns.record.find((c) => c.field.name === err.field) : undefined;

@@ -179,7 +179,10 @@ export abstract class Field<O extends FieldOptions = FieldOptions> {
   }
 
   protected invalid(value: unknown, expected: string): ValidationError {
-    return new ValidationError(`Invalid value ${showValue(value)} for field '${this.name}' of ${this.model.name}: expected ${expected}`, { field: this.name, model: this.model.name });
+    return new ValidationError(
+      `Invalid value ${showValue(value)} for field '${this.name}' of ${this.model.name}: expected ${expected}`,
+      { field: this.name, model: this.model.name, expected },
+    );
   }
 }
 

@@ -1,50 +1,41 @@
 /**
  * Which item of a bulk call an error is about (CONTRACTS C1): a bulk create, update or clone
  * refuses the whole call with a 400 whose `detail` starts with `item <index>: ` (0-based, in the
- * body's order). The write paths take, per record they write, the index of the item it comes from
- * (`items`; a line takes its parent's), and label what they can attribute to one record: its
- * values, its links, what computing its stored fields threw, the database's key violations
- * (`item-keys.ts`). Errors of the whole batch (a model's `_check_change` over every record) keep
- * their own wording unless every record comes from one item.
+ * body's order). The write paths take, per record they write, the item it comes from (`items`: a
+ * bulk route's index, the import's row; a line takes its parent's), and label what they can
+ * attribute to one record: its values, its links, what computing its stored fields threw, the
+ * database's key violations (`item-keys.ts`). Errors of the whole batch (a model's `_check_change`
+ * over every record) keep their own wording unless every record comes from one item.
  *
- * The index travels on the error as data (`itemOf`): whoever needs the item (an import naming its
- * row) reads it there, never out of the message, whose own text may well start with `item 3: `.
+ * The item travels on the error as data (`FieldForgeError.item`), the message stays as it was
+ * thrown: the HTTP layer writes the `item <index>: ` of the wire (`http/error-handler.ts`), the
+ * import reads the row, and nobody reads either out of a message.
  */
 import { FieldForgeError } from '../../errors.js';
 import type { ModelMeta } from '../model-meta.js';
 
-/** Per record of a write, the index of the bulk item it comes from. */
+/** Per record of a write, the item it comes from (a bulk route's index, an import's row). */
 export type ItemIndexes = readonly number[];
 
-/** The item a labelled refusal is about, and its message as it was before the label. */
-export interface ItemRefusal {
-  readonly index: number;
-  readonly message: string;
-}
-
-const ITEM = Symbol('item');
 const FAILED_RECORD = Symbol('failedRecord');
 
-type Marked = { [ITEM]?: ItemRefusal; [FAILED_RECORD]?: { meta: ModelMeta; id: number } };
+type Marked = { [FAILED_RECORD]?: { meta: ModelMeta; id: number } };
 
 /**
- * Prefixes a refusal of an item's values with `item <index>: `, once — the innermost write that
- * knows the item labels it: a 400 (bad value, rule of the data, key violation) or a 403 an item's
- * own values caused (a company the caller may not assign), the status unchanged. Other errors pass
- * as they are: a 404 names the id itself, a 500 is not about an item.
+ * Notes on a refusal of an item's values that it is about item `index`, once — the innermost write
+ * that knows the item labels it: a 400 (bad value, rule of the data, key violation) or a 403 an
+ * item's own values caused (a company the caller may not assign), the status unchanged. Other
+ * errors pass as they are: a 404 names the id itself, a 500 is not about an item.
  */
 export function labelItem<E>(err: E, index: number | undefined): E {
   if (index === undefined || !(err instanceof FieldForgeError) || (err.status !== 400 && err.status !== 403)) return err;
-  const marked = err as unknown as Marked;
-  if (marked[ITEM]) return err;
-  marked[ITEM] = { index, message: err.message };
-  err.message = `item ${index}: ${err.message}`;
+  err.forItem(index);
   return err;
 }
 
-/** The item `err` was labelled with (`labelItem`) and its unlabelled message; undefined if none. */
-export function itemOf(err: unknown): ItemRefusal | undefined {
-  return typeof err === 'object' && err !== null ? (err as Marked)[ITEM] : undefined;
+/** The item `err` was labelled with (`labelItem`); undefined if none. */
+export function itemOf(err: unknown): number | undefined {
+  return err instanceof FieldForgeError ? err.item : undefined;
 }
 
 /** Runs `fn`, labelling what it throws with item `index` (when given). */

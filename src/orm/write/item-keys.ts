@@ -73,7 +73,7 @@ function duplicateMessage(meta: ModelMeta, key: UniqueKey, first: number): strin
 export function attributeFailure(
   err: unknown, meta: ModelMeta, ids: readonly number[], rows: readonly RowValues[], items: ItemIndexes | undefined,
 ): unknown {
-  if (!items?.length || itemOf(err)) return err;
+  if (!items?.length || itemOf(err) !== undefined) return err;
   const failed = failedRecord(err);
   const index = failed && failed.meta === meta ? ids.indexOf(failed.id) : -1;
   if (index >= 0) return labelItem(err, items[index]);
