@@ -11,7 +11,7 @@
  * their last change, and the store holds at most `MAX_ENTRIES` (the oldest go first), so polling
  * clients cannot grow it without bound.
  */
-import { sendNow } from '../../realtime/send.js';
+import { currentEnv } from '../../orm/env.js';
 
 /** An import with a progress id reports at least every this many records (CONTRACTS C4). */
 export const PROGRESS_EVERY = 1_000;
@@ -61,7 +61,11 @@ export function setProgress(owner: ProgressOwner, progressId: string, progress: 
 /** Records the progress and pushes it to the owner's sockets now (inside the import's transaction). */
 export function reportProgress(owner: ProgressOwner, progressId: string, model: string, progress: ImportProgress): void {
   setProgress(owner, progressId, progress);
-  sendNow(owner.uid, { type: 'realtime_data', data: { event: 'import_progress', progress_id: progressId, model, ...progress } });
+  // Straight to the bus, not `UnitOfWork.afterCommit`: the frame is about work in progress, not data it wrote.
+  const env = currentEnv();
+  env.ports.bus?.publish({
+    db: env.db.name, to: { user: owner.uid }, frame: { type: 'realtime_data', data: { event: 'import_progress', progress_id: progressId, model, ...progress } },
+  });
 }
 
 /** The progress `owner` recorded under `progressId`, or null (unknown, expired, or someone else's). */
