@@ -2,8 +2,8 @@
  * The file storage of one platform: the store `FF_FILESTORE` names, the upload limit, and a way
  * to open the platform's other databases (a database's sweep asks its clones before removing
  * shared bytes, `file-removal.ts`). Owned by the `Platform` instance and handed to every unit of
- * work it runs as its file-store port (`Env.ports.files`, `orm/ports.ts`), so two platforms in one process — two servers, a test's scratch
- * store — never share one by accident.
+ * work it runs as its file-store port (`Env.ports.files`, `orm/ports.ts`), so two platforms in
+ * one process — two servers, a test's scratch store — never share one by accident.
  */
 import type { TenantDatabase } from '../db/engine.js';
 import { currentEnv, type Env } from '../orm/env.js';

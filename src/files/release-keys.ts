@@ -2,10 +2,10 @@
  * Releases storage keys rows stop using (an attachment deleted, or its content replaced): a key of
  * this database that no remaining row uses is queued in the current transaction, and the sweep is
  * scheduled for after the commit (`UnitOfWork.afterCommit`: a savepoint rolled back takes its
- * queue entries and its sweep with it). Each key's exclusive lock is taken first (in key order, so two
- * transactions cannot deadlock), so of two transactions deleting the last two rows of a key the
- * second sees the first's delete and queues it. Inherited keys (another database's prefix, a clone)
- * are never queued: only their owner removes them (file-removal.ts).
+ * queue entries and its sweep with it). Each key's exclusive lock is taken first (in key order, so
+ * two transactions cannot deadlock), so of two transactions deleting the last two rows of a key
+ * the second sees the first's delete and queues it. Inherited keys (another database's prefix, a
+ * clone) are never queued: only their owner removes them (file-removal.ts).
  */
 import { sql } from 'kysely';
 import { currentEnv } from '../orm/env.js';

@@ -1,9 +1,9 @@
 /**
  * The environment a piece of model code runs in — database, registry, user, companies, context,
  * its unit of work (`unit-of-work.ts`: transaction, savepoints, after-commit jobs) and the ports
- * the layers above provide (`ports.ts`) — carried by the async call chain (AsyncLocalStorage), so model code never
- * takes a connection argument: `await CurrencyRate.get_rate(…)` inside a method uses the
- * caller's database and transaction.
+ * the layers above provide (`ports.ts`) — carried by the async call chain (AsyncLocalStorage), so
+ * model code never takes a connection argument: `await CurrencyRate.get_rate(…)` inside a method
+ * uses the caller's database and transaction.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Kysely } from 'kysely';

@@ -137,6 +137,7 @@ export class UnitOfWork {
   }
 
   async #open(): Promise<Frame> {
+    if (!this.inTransaction) throw new Error('A savepoint needs a transaction: this unit of work runs on the pool (read-only work)');
     const frame: Frame = {
       jobs: [], pendingWrites: new PendingWrites(), changes: this.recordChanges.mark(), name: `ff_savepoint_${this.#frames.length}`,
     };

@@ -248,6 +248,7 @@ describe('without a transaction', () => {
       work().afterCommit(() => ran.push('at once'));
       expect(ran).toEqual(['at once']);
       notify('outside');
+      await expect(work().savepoint(async () => 1)).rejects.toThrow(/A savepoint needs a transaction/);
     });
     expect(await pushed()).toEqual(['outside']);
   });

@@ -4,8 +4,9 @@
  * started the import only (another user gets the same 404 as an unknown id).
  *
  * Each change is also pushed at once — not after commit: the import's transaction is still
- * running — to the importing user's sockets on every worker as `{type: 'realtime_data', data:
- * {event: 'import_progress', progress_id, model, done, total}}` (CONTRACTS C4), which is how a
+ * running — through the environment's bus port (`orm/ports.ts`) to the importing user's sockets
+ * on every worker as `{type: 'realtime_data', data: {event: 'import_progress', progress_id, model,
+ * done, total}}` (CONTRACTS C4), which is how a
  * multi-worker deployment follows an import. The polled answer is kept in this worker's memory: a
  * poll reaching another worker sees nothing (404). Entries expire an hour after
  * their last change, and the store holds at most `MAX_ENTRIES` (the oldest go first), so polling
@@ -63,9 +64,8 @@ export function reportProgress(owner: ProgressOwner, progressId: string, model: 
   setProgress(owner, progressId, progress);
   // Straight to the bus, not `UnitOfWork.afterCommit`: the frame is about work in progress, not data it wrote.
   const env = currentEnv();
-  env.ports.bus?.publish({
-    db: env.db.name, to: { user: owner.uid }, frame: { type: 'realtime_data', data: { event: 'import_progress', progress_id: progressId, model, ...progress } },
-  });
+  const data = { event: 'import_progress', progress_id: progressId, model, ...progress };
+  env.ports.bus?.publish({ db: env.db.name, to: { user: owner.uid }, frame: { type: 'realtime_data', data } });
 }
 
 /** The progress `owner` recorded under `progressId`, or null (unknown, expired, or someone else's). */
