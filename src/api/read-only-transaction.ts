@@ -6,27 +6,22 @@
  * PostgreSQL refuses every INSERT, UPDATE and DELETE — on the server and on PGlite alike — so a
  * write fails the call instead of happening. Called inside a unit of work that already has a
  * transaction, the work runs in a savepoint rolled back at the end instead (a transaction cannot
- * become read-only for a while and writable again). Nothing here is reported for record-changed
- * pings either (no change feed): what it seemed to write never happened.
+ * become read-only for a while and writable again). Either way nothing it queued stays — no
+ * after-commit job, no assignment, no record change — and nothing is reported for record-changed
+ * pings (no change feed): what it seemed to write never happened.
  */
 import { sql } from 'kysely';
 import { currentEnv, withEnv } from '../orm/env.js';
 
 export async function readOnlyTransaction<T>(fn: () => Promise<T>): Promise<T> {
   const env = currentEnv();
-  if (env.trx.isTransaction) {
-    await sql`SAVEPOINT ff_read_only`.execute(env.trx);
-    try {
-      return await withEnv({ changeFeed: null }, fn);
-    } finally {
-      await sql`ROLLBACK TO SAVEPOINT ff_read_only`.execute(env.trx);
-      await sql`RELEASE SAVEPOINT ff_read_only`.execute(env.trx);
-    }
-  }
-  return env.trx.transaction().execute(async (trx) => {
+  const ports = { ...env.ports, changeFeed: null };
+  if (env.work.inTransaction) return env.work.discarded(() => withEnv({ ports }, fn));
+  return env.work.trx.transaction().execute(async (trx) => {
     // Sent directly, not through runSql: it reads no data, so the request guard rides on the
     // work's first SELECT as usual instead of costing a statement of its own.
     await sql`SET TRANSACTION READ ONLY`.execute(trx);
-    return withEnv({ trx, changeFeed: null }, fn);
+    // A unit of work of its own, never committed as such: its after-commit jobs and assignments are dropped.
+    return withEnv({ work: env.work.over(trx), ports }, fn);
   });
 }

@@ -18,7 +18,7 @@ export function inputError(message: string, field: string): ValidationError {
 }
 
 export async function changeOwnPassword(uid: number, sessionId: number, current: unknown, next: unknown): Promise<{ changed: true; other_sessions_revoked: number }> {
-  const { registry, trx } = currentEnv();
+  const { registry, work: { trx } } = currentEnv();
   const { rows: [user] } = await sql<{ email: string | null; password_hash: string | null }>`
     SELECT email, password_hash FROM ${sql.table(registry.meta('User').table)} WHERE id = ${uid} FOR UPDATE`.execute(trx);
   if (!user) throw new BadRequest('No such user');

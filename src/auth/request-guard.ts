@@ -20,9 +20,11 @@
 import { sql as kyselySql, type Kysely, type RawBuilder } from 'kysely';
 import { sql, type SqlFragment } from '../db/sql-fragment.js';
 import { dropFunctionIfPresent, ensureFunctions, type SqlFunction } from '../db/sql-functions.js';
+import type { RequestGuardPort } from '../orm/ports.js';
+import { GUARD_SQLSTATE, StaleCredential } from '../orm/stale-credential.js';
 
-/** SQLSTATE raised by `ff_request_guard` (class FF is ours; PostgreSQL never uses it). */
-export const GUARD_SQLSTATE = 'FFB00';
+// The refusal is the ORM's to recognise (every statement passes `orm/execute-sql.ts`).
+export { GUARD_SQLSTATE, StaleCredential };
 
 /** Whom a credential stands for, as the full look-up resolved it. */
 export interface Principal {
@@ -35,7 +37,7 @@ export interface Principal {
 }
 
 /** The request's pending re-check of a remembered credential; shared by every Env of the request. */
-export class RequestGuard {
+export class RequestGuard implements RequestGuardPort {
   /** True until a statement proved the check passed. */
   pending = true;
 
@@ -61,13 +63,6 @@ export function credentialGuard(v: ResolvedVersions): RequestGuard {
   return new RequestGuard(sql<boolean>`ff_request_guard(${v.registryVersion}::int, ${v.securityVersion}::int, ${v.credentialVersion}::int, ${v.expiresAt}::timestamptz)`);
 }
 
-/** Thrown when the guard refused: the remembered credential no longer holds; resolve again. */
-export class StaleCredential extends Error {
-  constructor() {
-    super('The remembered credential or registry version is no longer current');
-  }
-}
-
 /** True (in SQL) when the database has the guard function, so a credential may be remembered. */
 export function guardsInstalled(): RawBuilder<boolean> {
   return kyselySql<boolean>`(to_regprocedure('ff_request_guard(integer,integer,integer,timestamptz)') IS NOT NULL)`;
@@ -88,7 +83,7 @@ const GUARD_FUNCTION: SqlFunction = {
         WHERE s.id = 1 AND NOT s.installing AND s.registry_version = p_registry_version
           AND s.security_version = p_security_version AND s.credential_version = p_credential_version;
       IF NOT FOUND OR p_expires_at <= now() THEN
-        RAISE EXCEPTION 'request credential or state changed' USING ERRCODE = 'FFB00';
+        RAISE EXCEPTION 'request credential or state changed' USING ERRCODE = '${GUARD_SQLSTATE}';
       END IF;
       RETURN true;
     END

@@ -17,7 +17,7 @@ import { generateTotpSecret, matchTotp, totpQrSvg, totpUri } from './totp.js';
 export const TOTP_ISSUER = 'FieldForge';
 
 async function enrolmentOf(uid: number) {
-  const { registry, trx } = currentEnv();
+  const { registry, work: { trx } } = currentEnv();
   const { rows } = await sql<{ email: string | null; name: string; totp_enabled: boolean; totp_secret: string | null }>`
     SELECT email, name, totp_enabled, totp_secret FROM ${sql.table(registry.meta('User').table)} WHERE id = ${uid} FOR UPDATE`.execute(trx);
   if (!rows[0]) throw new BadRequest('No such user');

@@ -99,7 +99,7 @@ export async function refreshSession(refreshToken: unknown, config: SessionConfi
   if (typeof refreshToken !== 'string' || !refreshToken.startsWith(REFRESH_TOKEN_PREFIX) || refreshToken.length > 100) {
     return { refused: 'unknown' };
   }
-  const { registry, trx } = currentEnv();
+  const { registry, work: { trx } } = currentEnv();
   const tokens = sql.table(registry.meta('AuthRefreshToken').table);
   // FOR UPDATE: a concurrent refresh with the same token waits, then sees it used.
   const { rows } = await sql<{ session_id: number; was_used: boolean; user_id: number; live: boolean }>`

@@ -35,7 +35,7 @@ interface SignInUser {
 
 /** The answer, or null when the e-mail or password is wrong (the caller answers 401). */
 export async function signIn(email: string, password: string, config: SessionConfig): Promise<SessionTokens | SecondFactorRequired | null> {
-  const { registry, trx } = currentEnv();
+  const { registry, work: { trx } } = currentEnv();
   const { rows } = await sql<SignInUser>`SELECT id, password_hash, totp_enabled FROM ${sql.table(registry.meta('User').table)}
     WHERE lower(email) = lower(${email.trim()}) AND active IS TRUE AND is_service_account IS NOT TRUE
     ORDER BY id LIMIT 1`.execute(trx);
@@ -58,7 +58,7 @@ export async function signIn(email: string, password: string, config: SessionCon
  */
 export async function completeSecondFactor(pendingToken: unknown, code: unknown, config: SessionConfig): Promise<SessionTokens | null> {
   if (typeof pendingToken !== 'string' || !pendingToken.startsWith(PENDING_TOKEN_PREFIX) || pendingToken.length > 100) return null;
-  const { registry, trx } = currentEnv();
+  const { registry, work: { trx } } = currentEnv();
   const { rows } = await sql<{ user_id: number }>`UPDATE ${sql.table(registry.meta('AuthPendingLogin').table)}
     SET used_at = now() WHERE token_hash = ${hashToken(pendingToken)} AND used_at IS NULL AND expires_at > now()
     RETURNING user_id`.execute(trx);
@@ -76,7 +76,7 @@ export async function checkSecondFactor(uid: number, code: unknown, secret: stri
   const meta = currentEnv().registry.meta('User');
   const { rows } = await sql<{ active: boolean; totp_enabled: boolean; totp_secret: string | null; totp_last_step: number | null; backup_code_hashes: (string | null)[] | null }>`
     SELECT active, totp_enabled, totp_secret, totp_last_step, backup_code_hashes FROM ${sql.table(meta.table)} WHERE id = ${uid} FOR UPDATE`
-    .execute(currentEnv().trx);
+    .execute(currentEnv().work.trx);
   const user = rows[0];
   if (!user?.active || !user.totp_enabled || !user.totp_secret) return false;
   const totpSecret = openSecret(user.totp_secret, secret);

@@ -2,12 +2,14 @@
  * The file storage of one platform: the store `FF_FILESTORE` names, the upload limit, and a way
  * to open the platform's other databases (a database's sweep asks its clones before removing
  * shared bytes, `file-removal.ts`). Owned by the `Platform` instance and handed to every unit of
- * work it runs (`Env.files`), so two platforms in one process — two servers, a test's scratch
- * store — never share one by accident.
+ * work it runs as its file-store port (`Env.ports.files`, `orm/ports.ts`), so two platforms in
+ * one process — two servers, a test's scratch store — never share one by accident.
  */
 import type { TenantDatabase } from '../db/engine.js';
 import { currentEnv, type Env } from '../orm/env.js';
+import type { FileStorePort } from '../orm/ports.js';
 import type { FileStore } from './filestore.js';
+import { releaseDeletedAttachments } from './release-keys.js';
 
 export interface FileServiceOptions {
   store: FileStore;
@@ -17,7 +19,7 @@ export interface FileServiceOptions {
   openDatabase?: ((name: string) => Promise<TenantDatabase | null>) | null;
 }
 
-export class FileService {
+export class FileService implements FileStorePort {
   store: FileStore;
   uploadLimit: number;
   openDatabase: ((name: string) => Promise<TenantDatabase | null>) | null;
@@ -35,10 +37,15 @@ export class FileService {
     if (changes.openDatabase !== undefined) this.openDatabase = changes.openDatabase;
     return this;
   }
+
+  releaseAttachments(ids: readonly number[]): Promise<void> {
+    return releaseDeletedAttachments(ids, this);
+  }
 }
 
 /** The file service of the unit of work running now (model code's uploads, the data loader's files). */
 export function currentFiles(env: Env = currentEnv()): FileService {
-  if (!env.files) throw new Error('This unit of work has no file storage: run it through a Platform (platform.run, a request)');
-  return env.files;
+  const files = env.ports.files;
+  if (!(files instanceof FileService)) throw new Error('This unit of work has no file storage: run it through a Platform (platform.run, a request)');
+  return files;
 }

@@ -1,39 +1,39 @@
 /**
  * Releases storage keys rows stop using (an attachment deleted, or its content replaced): a key of
  * this database that no remaining row uses is queued in the current transaction, and the sweep is
- * scheduled for after the commit. Each key's exclusive lock is taken first (in key order, so two
- * transactions cannot deadlock), so of two transactions deleting the last two rows of a key the
- * second sees the first's delete and queues it. Inherited keys (another database's prefix, a clone)
- * are never queued: only their owner removes them (file-removal.ts).
+ * scheduled for after the commit (`UnitOfWork.afterCommit`: a savepoint rolled back takes its
+ * queue entries and its sweep with it). Each key's exclusive lock is taken first (in key order, so
+ * two transactions cannot deadlock), so of two transactions deleting the last two rows of a key
+ * the second sees the first's delete and queues it. Inherited keys (another database's prefix, a
+ * clone) are never queued: only their owner removes them (file-removal.ts).
  */
 import { sql } from 'kysely';
 import { currentEnv } from '../orm/env.js';
 import { isStorageKey, keyOwner } from './content-address.js';
 import { LOCK_SPACE, queueRemoval, sweepSoon } from './file-removal.js';
-import { currentFiles } from './file-service.js';
+import type { FileService } from './file-service.js';
 
-/** `keys` lose the rows `leavingIds` (those rows are being deleted or rewritten). */
-export async function releaseKeys(keys: readonly string[], leavingIds: readonly number[]): Promise<void> {
+/** `keys` lose the rows `leavingIds` (those rows are being deleted or rewritten); `files` sweeps them. */
+export async function releaseKeys(keys: readonly string[], leavingIds: readonly number[], files: FileService): Promise<void> {
   const env = currentEnv();
   const own = [...new Set(keys)].filter((k) => isStorageKey(k) && keyOwner(k) === env.db.name).sort();
   if (!own.length) return;
-  for (const key of own) await sql`SELECT pg_advisory_xact_lock(${LOCK_SPACE}::int, hashtext(${key}))`.execute(env.trx);
+  for (const key of own) await sql`SELECT pg_advisory_xact_lock(${LOCK_SPACE}::int, hashtext(${key}))`.execute(env.work.trx);
   const used = await sql<{ filepath: string }>`SELECT DISTINCT filepath FROM attachment
-    WHERE filepath = ANY(${own}) AND NOT (id = ANY(${[...leavingIds]}::int[]))`.execute(env.trx);
+    WHERE filepath = ANY(${own}) AND NOT (id = ANY(${[...leavingIds]}::int[]))`.execute(env.work.trx);
   const stillUsed = new Set(used.rows.map((r) => r.filepath));
   const released = own.filter((k) => !stillUsed.has(k));
   if (!released.length) return;
-  await queueRemoval(env.trx, released);
+  await queueRemoval(env.work.trx, released);
   const db = env.db;
-  const files = currentFiles(env);
-  env.afterCommit.push(() => sweepSoon(db, files));
+  env.work.afterCommit(() => sweepSoon(db, files));
 }
 
-/** Releases the keys of attachments `ids`, which are about to be deleted. */
-export async function releaseDeletedAttachments(ids: readonly number[]): Promise<void> {
+/** Releases the keys of attachments `ids`, which are about to be deleted (`FileService.releaseAttachments`). */
+export async function releaseDeletedAttachments(ids: readonly number[], files: FileService): Promise<void> {
   if (!ids.length) return;
   const env = currentEnv();
   const rows = await sql<{ filepath: string }>`SELECT DISTINCT filepath FROM attachment
-    WHERE id = ANY(${[...ids]}::int[]) AND filepath IS NOT NULL`.execute(env.trx);
-  await releaseKeys(rows.rows.map((r) => r.filepath), ids);
+    WHERE id = ANY(${[...ids]}::int[]) AND filepath IS NOT NULL`.execute(env.work.trx);
+  await releaseKeys(rows.rows.map((r) => r.filepath), ids, files);
 }

@@ -7,7 +7,7 @@
  */
 import { sql } from 'kysely';
 import { currentEnv } from '../orm/env.js';
-import { decodeBase64 } from './base64-content.js';
+import { decodeBase64 } from '../orm/base64-content.js';
 import { sha256, storageKey } from './content-address.js';
 import { currentFiles } from './file-service.js';
 import { LOCK_SPACE, noteFreshKey, sweepSoon } from './file-removal.js';
@@ -28,7 +28,7 @@ export async function storeContents(contents: readonly unknown[]): Promise<Store
   });
   const keys = [...new Set(decoded.map((d) => d.stored.filepath))].sort();
   if (!keys.length) return [];
-  await sql`SELECT pg_advisory_xact_lock_shared(${LOCK_SPACE}::int, hashtext(k)) FROM unnest(${keys}::text[]) AS k`.execute(env.trx);
+  await sql`SELECT pg_advisory_xact_lock_shared(${LOCK_SPACE}::int, hashtext(k)) FROM unnest(${keys}::text[]) AS k`.execute(env.work.trx);
   const unique = [...new Map(decoded.map((d) => [d.stored.filepath, d])).values()];
   let fresh = false;
   let failure: unknown;

@@ -26,7 +26,6 @@ import { AccessError, AuthenticationError, DatabaseBusy } from '../errors.js';
 import { makeEnv, runInEnv, transaction, type TransactionOptions } from '../orm/env.js';
 import type { RecordChangeFeed } from '../orm/record-changes.js';
 import { settleGuard } from '../orm/execute-sql.js';
-import { flushAssignments } from '../orm/flush-assignments.js';
 import type { Registry } from '../orm/registry.js';
 import type { Platform } from '../platform/platform.js';
 import type { DatabaseSelector } from './database-selection.js';
@@ -182,7 +181,7 @@ export function readOnlyWork<T>(req: FastifyRequest, fn: () => Promise<T>): Prom
     const env = makeEnv(ctx.db, ctx.registry, ctx.db.kysely, envOptions(ctx));
     return runInEnv(env, async () => {
       const value = await fn();
-      if (env.pendingWrites.size) await flushAssignments(env); // a field model code assigned while computing is not lost
+      await env.work.flush(); // a field model code assigned while computing is not lost
       return value;
     });
   });

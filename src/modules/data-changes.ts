@@ -7,7 +7,7 @@
  * misses an equality only costs a write, never a skipped change.
  */
 import { sha256 } from '../files/content-address.js';
-import { decodeBase64 } from '../files/base64-content.js';
+import { decodeBase64 } from '../orm/base64-content.js';
 import { currentFiles } from '../files/file-service.js';
 import { currentEnv } from '../orm/env.js';
 import type { Field } from '../orm/fields/field.js';

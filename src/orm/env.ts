@@ -1,29 +1,30 @@
 /**
- * The environment a piece of model code runs in — database, registry, transaction, user,
- * companies, context — carried by the async call chain (AsyncLocalStorage), so model code never
- * takes a connection argument: `await CurrencyRate.get_rate(…)` inside a method uses the
- * caller's database and transaction.
+ * The environment a piece of model code runs in — database, registry, user, companies, context,
+ * its unit of work (`unit-of-work.ts`: transaction, savepoints, after-commit jobs) and the ports
+ * the layers above provide (`ports.ts`) — carried by the async call chain (AsyncLocalStorage), so
+ * model code never takes a connection argument: `await CurrencyRate.get_rate(…)` inside a method
+ * uses the caller's database and transaction.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Kysely } from 'kysely';
 import type { AccessProfile } from '../access/access-profile.js';
-import type { RequestGuard } from '../auth/request-guard.js';
 import type { TenantDatabase } from '../db/engine.js';
 import { sqlState } from '../db/database-errors.js';
 import { readPlatformState } from '../db/platform-state.js';
 import { DatabaseBusy } from '../errors.js';
-import { flushAssignments } from './flush-assignments.js';
-import { PendingWrites } from './pending-writes.js';
-import { RecordChanges, type RecordChangeFeed } from './record-changes.js';
-import type { FileService } from '../files/file-service.js';
-import type { Bus } from '../realtime/bus.js';
+import { flushPending } from './flush-assignments.js';
+import type { BusPort, EnvPorts, FileStorePort, RequestGuardPort } from './ports.js';
+import type { RecordChangeFeed } from './record-changes.js';
 import type { Registry } from './registry.js';
+import { UnitOfWork } from './unit-of-work.js';
 
+/**
+ * Who acts (the principal), in which database, through which unit of work, with which ports.
+ * A copy made by `withEnv` (elevated, another context) shares the unit of work of the original.
+ */
 export interface Env {
   readonly db: TenantDatabase;
   readonly registry: Registry;
-  /** The open transaction every statement of this unit of work runs in. */
-  readonly trx: Kysely<any>;
   /** The acting user (`User` id), or null for the platform itself (install, CLI). */
   readonly uid: number | null;
   readonly companyId: number | null;
@@ -33,22 +34,12 @@ export interface Env {
   readonly su: boolean;
   /** The acting principal's rights and rules (`access/`); null = unrestricted (the platform). */
   readonly access: AccessProfile | null;
-  /** Work to run once the transaction has committed (deferred file removal, socket pings). */
-  readonly afterCommit: (() => unknown)[];
-  /** A remembered credential the database has yet to confirm (`request-guard.ts`); none otherwise. */
-  readonly guard: RequestGuard | null;
-  /** Field values assigned in model code, written before the next statement and before commit. */
-  readonly pendingWrites: PendingWrites;
-  /** The file storage of the platform running this unit of work (null: none, e.g. a bare test env). */
-  readonly files: FileService | null;
-  /** The realtime bus of the platform (socket pushes, `realtime/send.ts`); null: pushes go nowhere (install, CLI). */
-  readonly bus: Bus | null;
-  /** Where the records this unit of work changes are reported after commit (record-changed pings); null: nowhere. */
-  readonly changeFeed: RecordChangeFeed | null;
-  /** The records this unit of work changed directly, collected only while `changeFeed` says the database is watched. */
-  readonly recordChanges: RecordChanges;
   /** The acting session (a person's request); null for an API key or the platform. */
   readonly sessionId: number | null;
+  /** The transaction, its savepoints, after-commit jobs, pending assignments and record changes. */
+  readonly work: UnitOfWork;
+  /** What the unit of work reaches above the ORM: bus, file storage, change feed, request guard. */
+  readonly ports: EnvPorts;
 }
 
 const storage = new AsyncLocalStorage<Env>();
@@ -74,33 +65,23 @@ export function withEnv<T>(changes: Partial<Env>, fn: () => Promise<T>): Promise
   return storage.run({ ...currentEnv(), ...changes }, fn);
 }
 
-/** An environment over `trx` (a transaction, or the pool itself for read-only work). */
-export function makeEnv(
-  db: TenantDatabase,
-  registry: Registry,
-  trx: Kysely<any>,
-  options: TransactionOptions,
-  afterCommit: (() => unknown)[] = [],
-): Env {
+/** An environment over `trx` (a transaction, or the pool itself for read-only work), with a unit of work of its own. */
+export function makeEnv(db: TenantDatabase, registry: Registry, trx: Kysely<any>, options: TransactionOptions): Env {
   return {
-    db, registry, trx,
+    db, registry,
     uid: options.uid ?? null,
     companyId: options.companyId ?? null,
     companyIds: options.companyIds ?? (options.companyId ? [options.companyId] : []),
     context: options.context ?? {},
     su: options.su ?? false,
     access: options.access ?? null,
-    afterCommit,
-    guard: options.guard ?? null,
-    pendingWrites: new PendingWrites(),
-    files: options.files ?? null,
-    bus: options.bus ?? null,
-    changeFeed: options.changeFeed ?? null,
-    recordChanges: new RecordChanges(),
     sessionId: options.sessionId ?? null,
+    work: new UnitOfWork(trx, flushPending),
+    ports: { bus: options.bus ?? null, files: options.files ?? null, changeFeed: options.changeFeed ?? null, guard: options.guard ?? null },
   };
 }
 
+/** How to start a unit of work: the principal, and the ports the layers above provide. */
 export interface TransactionOptions {
   uid?: number | null;
   companyId?: number | null;
@@ -108,9 +89,9 @@ export interface TransactionOptions {
   context?: Record<string, unknown>;
   su?: boolean;
   access?: AccessProfile | null;
-  guard?: RequestGuard | null;
-  files?: FileService | null;
-  bus?: Bus | null;
+  guard?: RequestGuardPort | null;
+  files?: FileStorePort | null;
+  bus?: BusPort | null;
   changeFeed?: RecordChangeFeed | null;
   sessionId?: number | null;
 }
@@ -141,14 +122,15 @@ export async function transaction<T>(
   fn: () => Promise<T>,
 ): Promise<T> {
   for (let attempt = 1; ; attempt++) {
-    const afterCommit: (() => unknown)[] = [];
+    let work: UnitOfWork | undefined;
     let result: T;
     try {
       result = await db.transaction((trx) => {
-        const env = makeEnv(db, registry, trx, options, afterCommit);
+        const env = makeEnv(db, registry, trx, options);
+        work = env.work;
         return runInEnv(env, async () => {
           const value = await fn();
-          if (env.pendingWrites.size) await flushAssignments(env); // fields assigned after the last statement are written before the commit
+          await env.work.flush(); // fields assigned after the last statement are written before the commit
           return value;
         });
       });
@@ -158,13 +140,7 @@ export async function transaction<T>(
       await beforeRetry(db, options);
       continue;
     }
-    for (const job of afterCommit) {
-      try {
-        await job();
-      } catch (err) {
-        console.error('after-commit job failed', err);
-      }
-    }
+    await work!.committed();
     return result;
   }
 }

@@ -8,18 +8,18 @@
 import type { RawBuilder } from 'kysely';
 import type { StatementOptions } from '../db/direct-statements.js';
 import { sql, type SqlFragment } from '../db/sql-fragment.js';
-import { GUARD_SQLSTATE, StaleCredential } from '../auth/request-guard.js';
 import { sqlState, translateDataError, type ConstraintDescriptions } from '../db/database-errors.js';
 import { currentEnv, type Env } from './env.js';
 import { ManyToOneField } from './fields/relational-fields.js';
 import { flushAssignments } from './flush-assignments.js';
 import type { Registry } from './registry.js';
+import { GUARD_SQLSTATE, StaleCredential } from './stale-credential.js';
 
 /** Runs a statement of model code: a fragment, or Kysely's `sql` (modules' own raw SQL). */
 export async function runSql<R = Record<string, unknown>>(query: SqlFragment<R> | RawBuilder<R>): Promise<R[]> {
   const env = currentEnv();
-  if (env.pendingWrites.size) await flushAssignments(env);
-  if (env.guard?.pending) await settleGuard(env);
+  if (env.work.pendingWrites.size) await flushAssignments(env);
+  if (env.ports.guard?.pending) await settleGuard(env);
   return execute(env, query);
 }
 
@@ -38,8 +38,8 @@ export async function runGuarded<R extends Record<string, unknown>>(
 ): Promise<R[]> {
   const env = currentEnv();
   // Fields assigned in model code are written before any statement reads or writes (flush).
-  if (env.pendingWrites.size) await flushAssignments(env);
-  const guard = env.guard;
+  if (env.work.pendingWrites.size) await flushAssignments(env);
+  const guard = env.ports.guard;
   if (!guard?.pending) return execute(env, build(null) as SqlFragment<R>, false, options);
   const rows = await execute(env, build(sql`(SELECT ${guard.call()}) AS "__guard"`) as SqlFragment<R & { __guard?: boolean }>, true, options);
   if (rows[0]?.__guard === true) guard.pending = false;
@@ -61,7 +61,7 @@ export function selectStatementText(columns: SqlFragment, guard: SqlFragment | n
 
 /** Confirms a pending request guard with a statement of its own (throws `StaleCredential`). */
 export async function settleGuard(env: Env = currentEnv()): Promise<void> {
-  const guard = env.guard;
+  const guard = env.ports.guard;
   if (!guard?.pending) return;
   await execute(env, sql`SELECT ${guard.call()} AS ok`, true);
   guard.pending = false;
@@ -72,7 +72,7 @@ const UNDEFINED_FUNCTION = '42883';
 
 async function execute<R>(env: Env, query: SqlFragment<R> | RawBuilder<R>, guarded = false, options?: StatementOptions): Promise<R[]> {
   try {
-    const result = await (options ? (query as SqlFragment<R>).execute(env.trx, options) : query.execute(env.trx));
+    const result = await (options ? (query as SqlFragment<R>).execute(env.work.trx, options) : query.execute(env.work.trx));
     return result.rows;
   } catch (err) {
     const code = sqlState(err);

@@ -2,17 +2,23 @@
  * Writes the field values model code assigned (`pending-writes.ts`) through the ordinary write
  * path, in the environment each assignment was made in, and refreshes the assigned records with
  * what the write stored (recomputed fields included). Called before every statement of a unit of
- * work (`execute-sql.ts`), before its commit (`env.ts`) and at the end of read-only work.
+ * work (`execute-sql.ts`), before a savepoint is released and before the commit (`unit-of-work.ts`).
  */
 import { currentEnv, runInEnv, type Env } from './env.js';
 import type { Model } from './model.js';
 import type { ModelMeta } from './model-meta.js';
+import type { PendingWrites } from './pending-writes.js';
 import { RecordBatch } from './record-batch.js';
 import { writeEach } from './write/write-records.js';
 
-export async function flushAssignments(env: Env = currentEnv()): Promise<void> {
-  if (!env.pendingWrites.size) return;
-  await env.pendingWrites.flush(
+export function flushAssignments(env: Env = currentEnv()): Promise<void> {
+  return flushPending(env.work.pendingWrites);
+}
+
+/** Writes one queue of assignments (a unit of work's, or one savepoint's: `unit-of-work.ts`). */
+export async function flushPending(pending: PendingWrites): Promise<void> {
+  if (!pending.size) return;
+  await pending.flush(
     (meta, entries, at) => runInEnv(at, () => writeEach(meta, entries)),
     (meta, records, at) => runInEnv(at, () => refresh(meta, records)),
   );

@@ -73,7 +73,7 @@ function assignField(meta: ModelMeta, field: Field, record: Model, value: unknow
     return;
   }
   const env = currentEnv();
-  env.pendingWrites.add(env, meta, record, field, given);
+  env.work.pendingWrites.add(env, meta, record, field, given);
 }
 
 /**

@@ -66,17 +66,28 @@ export class RecordChanges {
     entry.updatedDate = updatedDate;
   }
 
-  /** A copy of what is collected so far, to `restore` when a savepoint is rolled back. */
+  /**
+   * A copy of what is collected so far, to `restore` when a savepoint is rolled back — with
+   * whether the hand-over was queued: a hand-over queued inside the savepoint goes with it.
+   */
   mark(): RecordChangesMark {
-    if (!this.#records.size) return NOTHING;
-    const copy = new Map<string, Entry>();
-    for (const [key, e] of this.#records) copy.set(key, { ...e, fields: new Set(e.fields) });
-    return copy;
+    if (!this.#records.size && !this.scheduled) return NOTHING;
+    const records = new Map<string, Entry>();
+    for (const [key, e] of this.#records) records.set(key, { ...e, fields: new Set(e.fields) });
+    return { records, scheduled: this.scheduled };
   }
 
   restore(mark: RecordChangesMark): void {
+    const { records, scheduled } = mark;
     this.#records.clear();
-    for (const [key, e] of mark as Map<string, Entry>) this.#records.set(key, e);
+    for (const [key, e] of records) this.#records.set(key, e);
+    this.scheduled = scheduled;
+  }
+
+  /** Forgets everything (handed over). */
+  clear(): void {
+    this.#records.clear();
+    this.scheduled = false;
   }
 
   list(): RecordChange[] {
@@ -84,7 +95,10 @@ export class RecordChanges {
   }
 }
 
-/** An opaque copy of a `RecordChanges` (`mark`/`restore`). */
-export type RecordChangesMark = ReadonlyMap<string, unknown>;
+/** A copy of a `RecordChanges` (`mark`/`restore`); not to be read. */
+export interface RecordChangesMark {
+  readonly records: ReadonlyMap<string, Entry>;
+  readonly scheduled: boolean;
+}
 
-const NOTHING: RecordChangesMark = new Map();
+const NOTHING: RecordChangesMark = { records: new Map(), scheduled: false };

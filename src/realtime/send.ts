@@ -1,7 +1,8 @@
 /**
  * Pushing frames to a user's sockets from server code (CONTRACTS C4 "Sending from module code").
  * Each push is queued on the current unit of work and published once its transaction commits —
- * a rolled-back write pushes nothing — or at once outside a transaction (a read-only request, a
+ * a rolled-back write, or a savepoint rolled back (an import row refused), pushes nothing — or at
+ * once outside a transaction (a read-only request, a
  * script). Publishing is fire-and-forget: the commit never waits for it and never fails by it.
  * The database is the current environment's, so a push cannot reach another database's sockets.
  *
@@ -50,25 +51,15 @@ export function send_realtime(user_id: number, event: string, data: Record<strin
   afterCommit(user_id, { type: 'realtime_data', data: { ...data, event } });
 }
 
-/**
- * Publishes now, even inside a transaction: for frames about work in progress, not about data it
- * wrote (import progress), which must reach the client while the transaction still runs.
- */
-export function sendNow(user_id: number, frame: ServerFrame): void {
-  const env = currentEnv();
-  publish(env, checkedUser(user_id), frame);
-}
-
 function afterCommit(user_id: number, frame: ServerFrame): void {
   const env = currentEnv();
   const uid = checkedUser(user_id);
-  if (env.trx.isTransaction) env.afterCommit.push(() => publish(env, uid, frame));
-  else publish(env, uid, frame);
+  env.work.afterCommit(() => publish(env, uid, frame));
 }
 
 /** Not awaited by anyone: the bus delivers later and logs its own failures. */
 function publish(env: Env, uid: number, frame: ServerFrame): void {
-  env.bus?.publish({ db: env.db.name, to: { user: uid }, frame });
+  env.ports.bus?.publish({ db: env.db.name, to: { user: uid }, frame });
 }
 
 function checkedUser(user_id: unknown): number {

@@ -114,7 +114,7 @@ describe('record rules from module data', () => {
     const outcome = await t.run(async () => {
       const env = currentEnv();
       const [probeUser] = await new QuerySet(env.registry.meta('User')).filter({ name: 'probe' }).ids();
-      const access = await loadAccessProfile(env.trx, env.registry, { uid: probeUser!, serviceAccountId: null });
+      const access = await loadAccessProfile(env.work.trx, env.registry, { uid: probeUser!, serviceAccountId: null });
       return withEnv({ su: false, uid: probeUser!, access }, async () => {
         const restricted = await new QuerySet(env.registry.meta('RuleProbeItem')).ids();
         const denied = await new QuerySet(env.registry.meta('ApiKey')).ids().then(() => null, (err: unknown) => err);

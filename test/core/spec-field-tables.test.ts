@@ -209,7 +209,7 @@ async function physical(model: string, field: string) {
   });
 }
 
-const dbRows = <R>(query: ReturnType<typeof sql<R>>) => t.run(async () => (await query.execute(currentEnv().trx)).rows);
+const dbRows = <R>(query: ReturnType<typeof sql<R>>) => t.run(async () => (await query.execute(currentEnv().work.trx)).rows);
 
 // ——— 1. The registry ————————————————————————————————————————————————————————————
 describe('get_registry describes each row as the spec table does', () => {

@@ -72,7 +72,7 @@ describe('seed data', () => {
 describe('one base unit per category', () => {
   it('is a partial unique index in the database', async () => {
     const rows = await t.run(async () => (await sql<{ indexdef: string }>`
-      SELECT indexdef FROM pg_indexes WHERE indexname = ${BASE_INDEX}`.execute(currentEnv().trx)).rows);
+      SELECT indexdef FROM pg_indexes WHERE indexname = ${BASE_INDEX}`.execute(currentEnv().work.trx)).rows);
     expect(rows[0]?.indexdef).toMatch(/CREATE UNIQUE INDEX .* \(category_id\) WHERE is_base_uom/);
   });
 
@@ -155,7 +155,7 @@ describe('one base unit per category', () => {
     const deadline = Date.now() + 10_000;
     while (!secondSettled && Date.now() < deadline) {
       const waiting = await t.run(async () => (await sql<{ n: number }>`
-        SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = ${t.name} AND wait_event_type = 'Lock'`.execute(currentEnv().trx)).rows[0]!.n);
+        SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = ${t.name} AND wait_event_type = 'Lock'`.execute(currentEnv().work.trx)).rows[0]!.n);
       if (waiting > 0) break;
       await new Promise((r) => setTimeout(r, 10));
     }
@@ -371,10 +371,10 @@ describe('the _unique_when declaration', () => {
 
   it('an upgrade re-creates a missing index, or warns and waits while the data breaks the rule', async () => {
     const c = await category({ b1: { is_base_uom: true }, b2: {} });
-    const indexExists = () => t.run(async () => (await sql`SELECT 1 FROM pg_indexes WHERE indexname = ${BASE_INDEX}`.execute(currentEnv().trx)).rows.length === 1);
+    const indexExists = () => t.run(async () => (await sql`SELECT 1 FROM pg_indexes WHERE indexname = ${BASE_INDEX}`.execute(currentEnv().work.trx)).rows.length === 1);
     await t.run(async () => {
-      await sql`DROP INDEX ${sql.id(BASE_INDEX)}`.execute(currentEnv().trx);
-      await sql`UPDATE uom SET is_base_uom = true WHERE id = ${c.uoms.b2!.id}`.execute(currentEnv().trx);
+      await sql`DROP INDEX ${sql.id(BASE_INDEX)}`.execute(currentEnv().work.trx);
+      await sql`UPDATE uom SET is_base_uom = true WHERE id = ${c.uoms.b2!.id}`.execute(currentEnv().work.trx);
     });
     let result = await t.platform.install(t.name, { update: ['core'] });
     expect(result.warnings.join('\n')).toMatch(/UoM: existing rows hold more than one 'is_base_uom' record per 'category'/);

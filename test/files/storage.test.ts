@@ -15,7 +15,7 @@ import { LocalFileStore } from '../../src/files/local-filestore.js';
 import { S3FileStore } from '../../src/files/s3-filestore.js';
 import type { FileStore } from '../../src/files/filestore.js';
 import { recordClone, sweep } from '../../src/files/file-removal.js';
-import { decodeBase64 } from '../../src/files/base64-content.js';
+import { decodeBase64 } from '../../src/orm/base64-content.js';
 import { adminAccessYaml, writeProbeModule } from '../support/probe-module.js';
 import { s3Options, startTestBucket, type TestBucket } from '../support/s3-bucket.js';
 import { testDatabase, type TestDatabase } from '../support/test-database.js';
@@ -65,7 +65,7 @@ describe.each(['local', 's3'])('attachments on %s storage', (kind) => {
   it('content-addresses the bytes under <db>/<2 hex>/<2 hex>/<sha256>, keeps base64 out of the row, computes url', async () => {
     const content = `hello ${kind}`;
     const id = await t.run(() => Attachment().create_from_file(b64(content), 'hello.txt'));
-    const [row] = await t.run(async () => (await sql<any>`SELECT * FROM attachment WHERE id = ${id}`.execute(currentEnv().trx)).rows);
+    const [row] = await t.run(async () => (await sql<any>`SELECT * FROM attachment WHERE id = ${id}`.execute(currentEnv().work.trx)).rows);
     const cs = sha(content);
     expect(row.checksum).toBe(cs);
     expect(row.filepath).toBe(`${t.name}/${cs.slice(0, 2)}/${cs.slice(2, 4)}/${cs}`);
@@ -190,7 +190,7 @@ describe.each(['local', 's3'])('attachments on %s storage', (kind) => {
     expect(att).not.toBeNull();
     expect(att.name).toBe('doc.pdf');
     expect(att.mimetype).toBe('application/pdf');
-    const row = await t.run(async () => (await sql<any>`SELECT doc_id, raw FROM file_probe WHERE id = ${id}`.execute(currentEnv().trx)).rows[0]);
+    const row = await t.run(async () => (await sql<any>`SELECT doc_id, raw FROM file_probe WHERE id = ${id}`.execute(currentEnv().work.trx)).rows[0]);
     expect(row.doc_id).toBe(att.id);
     expect(Buffer.from(row.raw).toString()).toBe('inline bytes');
     // Replacing the file deletes the old attachment; clearing deletes the new one.

@@ -183,7 +183,7 @@ describe('internal fields never cross the API', () => {
   });
 
   it('are ignored in writes: a planted key hash neither replaces the real one nor breaks the key', async () => {
-    const hashes = () => t.run(async () => (await sql<{ id: number; key_hash: string }>`SELECT id, key_hash FROM api_key ORDER BY id`.execute(currentEnv().trx)).rows);
+    const hashes = () => t.run(async () => (await sql<{ id: number; key_hash: string }>`SELECT id, key_hash FROM api_key ORDER BY id`.execute(currentEnv().work.trx)).rows);
     const before = await hashes();
     for (const row of before) {
       const res = await t.api('PUT', `/api/update/ApiKey/${row.id}`, { key_hash: '0'.repeat(64), name: 'renamed key' });
@@ -195,7 +195,7 @@ describe('internal fields never cross the API', () => {
     const created = await t.api('POST', '/api/create/User', { name: 'No hash', password_hash: 'x' });
     expect(created.statusCode, created.body).toBe(200);
     const stored = await t.run(async () =>
-      (await sql<{ password_hash: string | null }>`SELECT password_hash FROM "user" WHERE id = ${created.json().id}`.execute(currentEnv().trx)).rows[0]!.password_hash);
+      (await sql<{ password_hash: string | null }>`SELECT password_hash FROM "user" WHERE id = ${created.json().id}`.execute(currentEnv().work.trx)).rows[0]!.password_hash);
     expect(stored).toBeNull();
   });
 });

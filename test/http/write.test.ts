@@ -238,7 +238,7 @@ describe('write-key rules (spec §4.4)', () => {
     const user = await create('User', { name: 'Hash probe', password_hash: 'planted' });
     await update('User', user.id, { password_hash: 'planted again' });
     const stored = await t.run(async () => {
-      const { rows } = await sql<{ password_hash: string | null }>`SELECT password_hash FROM "user" WHERE id = ${user.id}`.execute(currentEnv().trx);
+      const { rows } = await sql<{ password_hash: string | null }>`SELECT password_hash FROM "user" WHERE id = ${user.id}`.execute(currentEnv().work.trx);
       return rows[0]!.password_hash;
     });
     expect(stored).toBeNull();

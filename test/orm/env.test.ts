@@ -46,7 +46,7 @@ describe('nested code', () => {
       expect(seenByNested).toEqual([rec.id]);
       // A separate unit of work runs in its own transaction.
       expect(await t.run(() => Contact.query({ name: 'Uncommitted Env' }).ids())).toEqual([]);
-      expect(currentEnv().trx).toBeDefined();
+      expect(currentEnv().work.trx).toBeDefined();
     });
     expect(await t.run(() => Contact.query({ name: 'Uncommitted Env' }).count())).toBe(1);
   });
@@ -96,7 +96,7 @@ describe('nested code', () => {
       const outer = currentEnv();
       const inner = await withEnv({ uid: 42, context: { x: 1 } }, async () => {
         const env = currentEnv();
-        return { uid: env.uid, context: env.context, sameTrx: env.trx === outer.trx, registry: env.registry === outer.registry };
+        return { uid: env.uid, context: env.context, sameTrx: env.work.trx === outer.work.trx, registry: env.registry === outer.registry };
       });
       expect(inner).toEqual({ uid: 42, context: { x: 1 }, sameTrx: true, registry: true });
       expect(currentEnv().uid).toBeNull();
@@ -126,12 +126,12 @@ describe('after-commit work', () => {
   it('runs once the unit of work commits, and never when it rolls back', async () => {
     const ran: string[] = [];
     await t.run(async () => {
-      currentEnv().afterCommit.push(() => ran.push('committed'));
+      currentEnv().work.afterCommit(() => ran.push('committed'));
       expect(ran).toEqual([]);
     });
     expect(ran).toEqual(['committed']);
     await expect(t.run(async () => {
-      currentEnv().afterCommit.push(() => ran.push('rolled back'));
+      currentEnv().work.afterCommit(() => ran.push('rolled back'));
       throw new Boom();
     })).rejects.toBeInstanceOf(Boom);
     expect(ran).toEqual(['committed']);

@@ -29,7 +29,7 @@ afterAll(async () => {
 
 async function columns(table: string): Promise<string[]> {
   const { rows } = await sql<{ column_name: string }>`SELECT column_name FROM information_schema.columns
-    WHERE table_schema = 'public' AND table_name = ${table}`.execute(currentEnv().trx);
+    WHERE table_schema = 'public' AND table_name = ${table}`.execute(currentEnv().work.trx);
   return rows.map((r) => r.column_name);
 }
 

@@ -12,7 +12,7 @@ const BOOKKEEPING = new Set(['api_key', 'auth_session']);
 /** `table → "<rows>:<md5 of the rows in id order>"` for every table of the database. */
 export async function databaseFingerprint(t: TestDatabase): Promise<Record<string, string>> {
   return t.run(async () => {
-    const trx = currentEnv().trx;
+    const trx = currentEnv().work.trx;
     const { rows: tables } = await sql<{ name: string }>`SELECT table_name AS name FROM information_schema.tables
       WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY 1`.execute(trx);
     const out: Record<string, string> = {};

@@ -32,7 +32,7 @@ export function integritySuite(harness: () => IntegrityHarness): void {
   describe('_unique_together', () => {
     it('creates a unique index over the fields', async () => {
       await t().run(async () => {
-        const { rows: indexes } = await sql<{ indexdef: string }>`SELECT indexdef FROM pg_indexes WHERE tablename = 'orm_unique_pair'`.execute(currentEnv().trx);
+        const { rows: indexes } = await sql<{ indexdef: string }>`SELECT indexdef FROM pg_indexes WHERE tablename = 'orm_unique_pair'`.execute(currentEnv().work.trx);
         expect(indexes.some((r) => /UNIQUE INDEX .* \(code, year\)/.test(r.indexdef))).toBe(true);
       });
     });

@@ -29,5 +29,5 @@ export function model(name: string): ModelClass {
 
 /** Rows of raw SQL run in the current unit of work. */
 export async function rows<R = Record<string, any>>(query: ReturnType<typeof sql<R>>): Promise<R[]> {
-  return (await query.execute(currentEnv().trx)).rows;
+  return (await query.execute(currentEnv().work.trx)).rows;
 }

@@ -67,7 +67,7 @@ async function contact(vals: Record<string, unknown>): Promise<number> {
 async function writeElsewhere(id: number, vals: Record<string, string>): Promise<void> {
   await t.run(async () => {
     const sets = Object.entries(vals).map(([column, v]) => sql`${sql.ref(column)} = ${v}`);
-    await sql`UPDATE contact SET ${sql.join(sets)} WHERE id = ${id}`.execute(currentEnv().trx);
+    await sql`UPDATE contact SET ${sql.join(sets)} WHERE id = ${id}`.execute(currentEnv().work.trx);
   });
 }
 

@@ -3,6 +3,7 @@ import type { ModelChange } from 'fieldforge';
 import { assertRecordsAllowed } from '../../../src/access/record-checks.js';
 import { activeAccess } from '../../../src/access/record-access.js';
 import { storeContent } from '../../../src/files/stored-content.js';
+import { currentFiles } from '../../../src/files/file-service.js';
 import { releaseKeys } from '../../../src/files/release-keys.js';
 import { REMOVAL_TABLE } from '../../../src/files/file-removal.js';
 import { NotFound } from '../../../src/errors.js';
@@ -123,7 +124,7 @@ export class Attachment extends Model {
     await withEnv({ su: true }, () => this.write({
       checksum: stored.checksum, filepath: stored.filepath, file_size: stored.file_size, mimetype,
     }));
-    if (previous && previous !== stored.filepath) await withEnv({ su: true }, () => releaseKeys([previous], [this.id]));
+    if (previous && previous !== stored.filepath) await withEnv({ su: true }, () => releaseKeys([previous], [this.id], currentFiles()));
   }
 
   /**

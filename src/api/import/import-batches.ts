@@ -40,7 +40,7 @@ export async function writeBatch(meta: ModelMeta, items: readonly BatchItem[], c
 
 async function attempt(meta: ModelMeta, items: readonly BatchItem[], columns: ImportColumns, outcome: BatchOutcome): Promise<void> {
   if (!items.length) return;
-  const result = await inSavepoint('ff_import_batch', () => writeItems(meta, items));
+  const result = await inSavepoint(() => writeItems(meta, items));
   if (result.ok) {
     for (const [record, id] of result.value) outcome.written.set(record, id);
     return;

@@ -4,14 +4,15 @@
  * started the import only (another user gets the same 404 as an unknown id).
  *
  * Each change is also pushed at once — not after commit: the import's transaction is still
- * running — to the importing user's sockets on every worker as `{type: 'realtime_data', data:
- * {event: 'import_progress', progress_id, model, done, total}}` (CONTRACTS C4), which is how a
+ * running — through the environment's bus port (`orm/ports.ts`) to the importing user's sockets
+ * on every worker as `{type: 'realtime_data', data: {event: 'import_progress', progress_id, model,
+ * done, total}}` (CONTRACTS C4), which is how a
  * multi-worker deployment follows an import. The polled answer is kept in this worker's memory: a
  * poll reaching another worker sees nothing (404). Entries expire an hour after
  * their last change, and the store holds at most `MAX_ENTRIES` (the oldest go first), so polling
  * clients cannot grow it without bound.
  */
-import { sendNow } from '../../realtime/send.js';
+import { currentEnv } from '../../orm/env.js';
 
 /** An import with a progress id reports at least every this many records (CONTRACTS C4). */
 export const PROGRESS_EVERY = 1_000;
@@ -61,7 +62,10 @@ export function setProgress(owner: ProgressOwner, progressId: string, progress: 
 /** Records the progress and pushes it to the owner's sockets now (inside the import's transaction). */
 export function reportProgress(owner: ProgressOwner, progressId: string, model: string, progress: ImportProgress): void {
   setProgress(owner, progressId, progress);
-  sendNow(owner.uid, { type: 'realtime_data', data: { event: 'import_progress', progress_id: progressId, model, ...progress } });
+  // Straight to the bus, not `UnitOfWork.afterCommit`: the frame is about work in progress, not data it wrote.
+  const env = currentEnv();
+  const data = { event: 'import_progress', progress_id: progressId, model, ...progress };
+  env.ports.bus?.publish({ db: env.db.name, to: { user: owner.uid }, frame: { type: 'realtime_data', data } });
 }
 
 /** The progress `owner` recorded under `progressId`, or null (unknown, expired, or someone else's). */

@@ -56,7 +56,7 @@ export async function importRecords(meta: ModelMeta, body: unknown, options: Imp
   // The import's statements run once per batch while the tables they read grow by thousands of
   // rows: a generic plan cached while a table was small (a seq scan) would stay and make each batch
   // scan everything the import wrote so far. Each statement is planned for its own values instead.
-  await sql`SET LOCAL plan_cache_mode = force_custom_plan`.execute(currentEnv().trx);
+  await sql`SET LOCAL plan_cache_mode = force_custom_plan`.execute(currentEnv().work.trx);
   const { records, orphanErrors } = await readRows(request.data, columns, request.dateFormat);
   const total = records.length;
   const progress = (done: number) => {
@@ -96,8 +96,8 @@ export async function importRecords(meta: ModelMeta, body: unknown, options: Imp
       progress(done);
     }
   };
-  if (request.dryRun) await rolledBack('ff_import', run);
-  else if (request.atomic) await provisional('ff_import', run, () => errors.length === 0);
+  if (request.dryRun) await rolledBack(run);
+  else if (request.atomic) await provisional(run, () => errors.length === 0);
   else await run();
 
   return importAnswer({ dryRun: request.dryRun, atomic: request.atomic, records, written, errors });

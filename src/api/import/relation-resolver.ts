@@ -137,7 +137,7 @@ async function createMissing(
   }
   // One target per distinct value, even when several texts read as the same value.
   const distinct = [...new Set(missing.map((t) => values.get(t)))];
-  const made = await inSavepoint('ff_import_targets', () => createRecords(target, distinct.map((v) => ({ [nameField.name]: v }))));
+  const made = await inSavepoint(() => createRecords(target, distinct.map((v) => ({ [nameField.name]: v }))));
   for (const t of missing) {
     out.set(t, made.ok
       ? made.value[distinct.indexOf(values.get(t))]!.id

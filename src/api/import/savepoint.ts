@@ -1,70 +1,34 @@
 /**
- * Work that may fail without failing the import: it runs in a savepoint of the request's
- * transaction, rolled back on failure so nothing of it stays (a record is whole, with its lines,
- * or absent). Field assignments model code makes while it runs are kept apart and flushed before
- * the savepoint is released, so a failed attempt leaves none behind either — nor any record
- * change it reported for record-changed pings (`orm/record-changes.ts`).
+ * Work that may fail without failing the import: it runs in a savepoint of the unit of work
+ * (`orm/unit-of-work.ts`), rolled back on failure so nothing of it stays — a record is whole, with
+ * its lines, or absent, and what it queued goes with it: the field assignments model code made,
+ * the record changes reported for record-changed pings, the after-commit jobs (a notification, a
+ * file sweep).
  */
-import { sql } from 'kysely';
 import { FieldForgeError } from '../../errors.js';
-import { currentEnv, withEnv } from '../../orm/env.js';
-import { flushAssignments } from '../../orm/flush-assignments.js';
-import { PendingWrites } from '../../orm/pending-writes.js';
+import { currentEnv } from '../../orm/env.js';
 
 export type Attempt<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: FieldForgeError };
 
 /**
- * Runs `fn` in savepoint `name`. A refusal (a `FieldForgeError` other than a 5xx) is rolled back and
+ * Runs `fn` in a savepoint. A refusal (a `FieldForgeError` other than a 5xx) is rolled back and
  * answered; anything else — a bug, a lost connection, a lock timeout — still fails the request.
  */
-export async function inSavepoint<T>(name: string, fn: () => Promise<T>): Promise<Attempt<T>> {
-  const { trx, recordChanges } = currentEnv();
-  const reported = recordChanges.mark();
-  await sql`SAVEPOINT ${sql.id(name)}`.execute(trx);
+export async function inSavepoint<T>(fn: () => Promise<T>): Promise<Attempt<T>> {
   try {
-    const value = await withEnv({ pendingWrites: new PendingWrites() }, async () => {
-      const v = await fn();
-      await flushAssignments();
-      return v;
-    });
-    await sql`RELEASE SAVEPOINT ${sql.id(name)}`.execute(trx);
-    return { ok: true, value };
+    return { ok: true, value: await currentEnv().work.savepoint(fn) };
   } catch (error) {
-    await sql`ROLLBACK TO SAVEPOINT ${sql.id(name)}`.execute(trx);
-    await sql`RELEASE SAVEPOINT ${sql.id(name)}`.execute(trx);
-    recordChanges.restore(reported);
     if (error instanceof FieldForgeError && error.status < 500) return { ok: false, error };
     throw error;
   }
 }
 
-/** Runs `fn` in savepoint `name` and undoes all it wrote, whatever happens (a dry run). */
-export async function rolledBack<T>(name: string, fn: () => Promise<T>): Promise<T> {
-  const { trx, recordChanges } = currentEnv();
-  const reported = recordChanges.mark();
-  await sql`SAVEPOINT ${sql.id(name)}`.execute(trx);
-  try {
-    return await fn();
-  } finally {
-    await sql`ROLLBACK TO SAVEPOINT ${sql.id(name)}`.execute(trx);
-    await sql`RELEASE SAVEPOINT ${sql.id(name)}`.execute(trx);
-    recordChanges.restore(reported);
-  }
+/** Runs `fn` in a savepoint and undoes all it did, whatever happens (a dry run). */
+export function rolledBack<T>(fn: () => Promise<T>): Promise<T> {
+  return currentEnv().work.savepoint(fn, { keep: () => false });
 }
 
-/** Runs `fn` in savepoint `name` and keeps what it wrote only when `keep()` says so afterwards (atomic mode). */
-export async function provisional<T>(name: string, fn: () => Promise<T>, keep: () => boolean): Promise<T> {
-  const { trx, recordChanges } = currentEnv();
-  const reported = recordChanges.mark();
-  await sql`SAVEPOINT ${sql.id(name)}`.execute(trx);
-  let kept = false;
-  try {
-    const value = await fn();
-    kept = keep();
-    return value;
-  } finally {
-    if (!kept) await sql`ROLLBACK TO SAVEPOINT ${sql.id(name)}`.execute(trx);
-    await sql`RELEASE SAVEPOINT ${sql.id(name)}`.execute(trx);
-    if (!kept) recordChanges.restore(reported);
-  }
+/** Runs `fn` in a savepoint and keeps what it did only when `keep()` says so afterwards (atomic mode). */
+export function provisional<T>(fn: () => Promise<T>, keep: () => boolean): Promise<T> {
+  return currentEnv().work.savepoint(fn, { keep });
 }

@@ -110,7 +110,7 @@ export function registerFileRoutes(app: FastifyInstance, platform: Platform, sel
 
 async function loadAttachment(id: number): Promise<AttachmentRow | undefined> {
   return (await sql<AttachmentRow>`SELECT id, name, filepath, mimetype, is_public, checksum, model, record
-    FROM attachment WHERE id = ${id}`.execute(currentEnv().trx)).rows[0];
+    FROM attachment WHERE id = ${id}`.execute(currentEnv().work.trx)).rows[0];
 }
 
 async function serve(req: FastifyRequest, reply: FastifyReply, row: AttachmentRow, act: FileAction, store: FileStore): Promise<unknown> {

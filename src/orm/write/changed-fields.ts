@@ -14,6 +14,7 @@ import type { Field } from '../fields/field.js';
 import type { ManyToManyField } from '../fields/relational-fields.js';
 import { AUDIT_FIELDS } from '../generic-fields.js';
 import type { ModelMeta } from '../model-meta.js';
+import type { RecordChangeFeed } from '../record-changes.js';
 import type { SortedValues } from './write-values.js';
 
 /** A lit write's bookkeeping between its UPDATE and the end of the write. */
@@ -35,7 +36,7 @@ export async function trackChanges(
   meta: ModelMeta, ids: readonly number[], sorted: readonly SortedValues[], updatedDate: string,
 ): Promise<ChangeTrack | null> {
   const env = currentEnv();
-  const feed = env.changeFeed;
+  const feed = env.ports.changeFeed;
   if (!feed) return null;
   const lit = feed.isWatched(env.db.name);
   if (lit !== true && (lit === false || !(await lit))) return null;
@@ -61,9 +62,9 @@ export async function trackChanges(
           if (!sameSet(linksBefore.get(field)?.get(id), targets)) changed.push(field.name);
         }
         for (const [field] of s.oneToMany) changed.push(field.name);
-        if (changed.length) env.recordChanges.add(meta.name, id, changed, updatedDate);
+        if (changed.length) env.work.recordChanges.add(meta.name, id, changed, updatedDate);
       }
-      if (env.recordChanges.size) handOverAfterCommit(env);
+      if (env.work.recordChanges.size) handOverAfterCommit(env, feed);
     },
   };
 }
@@ -96,22 +97,20 @@ async function linkSetsBefore(ids: readonly number[], sorted: readonly SortedVal
   return out;
 }
 
-/** Queues, once per unit of work, the hand-over of its changes to the feed after commit. */
-function handOverAfterCommit(env: Env): void {
-  const changes = env.recordChanges;
-  const publish = () => {
-    if (changes.size) {
-      env.changeFeed!.publish({ db: env.db, registry: env.registry, uid: env.uid, sessionId: env.sessionId, records: changes.list() });
-    }
-  };
-  if (!env.trx.isTransaction) {
-    publish(); // outside a transaction the write is already durable
-    changes.restore(new Map());
-    return;
-  }
+/**
+ * Queues, once per unit of work, the hand-over of its changes to the feed after commit (at once
+ * outside a transaction: the write is already durable). A savepoint rolled back takes the changes
+ * recorded in it and, when queued in it, the hand-over (`unit-of-work.ts`).
+ */
+function handOverAfterCommit(env: Env, feed: RecordChangeFeed): void {
+  const changes = env.work.recordChanges;
   if (changes.scheduled) return;
   changes.scheduled = true;
-  env.afterCommit.push(publish);
+  env.work.afterCommit(() => {
+    const records = changes.list();
+    changes.clear();
+    if (records.length) feed.publish({ db: env.db, registry: env.registry, uid: env.uid, sessionId: env.sessionId, records });
+  });
 }
 
 function sameValue(a: unknown, b: unknown): boolean {

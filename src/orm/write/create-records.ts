@@ -145,7 +145,7 @@ async function create(
   // One record, and nothing to do after its INSERT: it commits by itself (`create-alone.ts`).
   const alone = options.alone === true && !idsOnly && sortedList.length === 1 && !files && !setterRuns && !writtenRelations.size
     && rules !== undefined && !plan.triggered.length && plan.computedStored.every((f) => precomputed.includes(f))
-    && !companyLinks(meta).length && !env.pendingWrites.size && sendsNextAlone(env.trx);
+    && !companyLinks(meta).length && !env.work.pendingWrites.size && sendsNextAlone(env.work.trx);
   // Every stored column (the records are built from the rows), or, for ids only, the id and the
   // links: `collectDependents` reads a record's parent off its link (`ownersFromRows`).
   const returning = selectList(meta.table, idsOnly ? plan.idsAndLinks : plan.stored);

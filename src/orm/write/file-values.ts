@@ -3,14 +3,14 @@
  * instead give an upload — `{name, base64, mimetype?, is_public?}` (base64 may be a `data:` URL) —
  * which becomes an Attachment owned by the record (`model`, `record`, `field`). Replacing or
  * clearing the value deletes the attachment the field owned, and deleting a record deletes the
- * attachments it owns; deleting an Attachment releases its bytes (`files/release-keys.ts`).
+ * attachments it owns; deleting an Attachment releases its bytes (the file-store port,
+ * `files/release-keys.ts`).
  * Attachments are written as the platform: the caller's rights on the owning record are what the
  * create/write/delete itself checks.
  */
 import { sql } from '../../db/sql-fragment.js';
 import { ValidationError } from '../../errors.js';
-import { decodeBase64 } from '../../files/base64-content.js';
-import { releaseDeletedAttachments } from '../../files/release-keys.js';
+import { decodeBase64 } from '../base64-content.js';
 import { currentEnv, withEnv } from '../env.js';
 import { FileField } from '../fields/relational-fields.js';
 import type { ModelMeta } from '../model-meta.js';
@@ -79,7 +79,7 @@ async function storeCreateUploads(meta: ModelMeta, valsList: readonly Record<str
       if (!pairs.length) return;
       await sql`UPDATE attachment AS a SET record = v.record
         FROM unnest(${pairs.map((p) => p[0])}::int[], ${pairs.map((p) => p[1])}::int[]) AS v(id, record)
-        WHERE a.id = v.id`.execute(currentEnv().trx);
+        WHERE a.id = v.id`.execute(currentEnv().work.trx);
     },
   };
 }
@@ -93,7 +93,7 @@ export async function prepareFileWrite(meta: ModelMeta, ids: readonly number[], 
   }
   const env = currentEnv();
   const before = await sql<Record<string, number | null>>`SELECT id, ${sql.join(written.map((f) => sql.id(f.column!)))}
-    FROM ${sql.table(meta.table)} WHERE id = ANY(${[...ids]}::int[])`.execute(env.trx);
+    FROM ${sql.table(meta.table)} WHERE id = ANY(${[...ids]}::int[])`.execute(env.work.trx);
   const { vals: out, created } = await storeUploads(meta, vals, ids.length === 1 ? ids[0]! : null);
   return {
     vals: out,
@@ -110,7 +110,7 @@ export async function prepareFileWrite(meta: ModelMeta, ids: readonly number[], 
       if (!stale.length) return;
       // Only the attachments these fields owned: an id linked from elsewhere is not ours to delete.
       const owned = await sql<{ id: number }>`SELECT id FROM attachment WHERE id = ANY(${stale}::int[]) AND model = ${meta.name}
-        AND record = ANY(${[...ids]}::int[]) AND field = ANY(${written.map((f) => f.name)})`.execute(env.trx);
+        AND record = ANY(${[...ids]}::int[]) AND field = ANY(${written.map((f) => f.name)})`.execute(env.work.trx);
       const meta2 = env.registry.meta(ATTACHMENT);
       if (owned.rows.length) await withEnv({ su: true }, () => deleteRecords(meta2, owned.rows.map((r) => r.id)));
     },
@@ -125,7 +125,7 @@ export async function prepareFileWrite(meta: ModelMeta, ids: readonly number[], 
 export function checkedWithoutUploads(meta: ModelMeta, vals: Record<string, unknown>): Record<string, unknown> {
   const uploads = fileFields(meta).filter((f) => isUpload(vals[f.name]));
   if (!uploads.length) return vals;
-  const limit = currentEnv().files?.uploadLimit ?? Number.POSITIVE_INFINITY;
+  const limit = currentEnv().ports.files?.uploadLimit ?? Number.POSITIVE_INFINITY;
   const out = { ...vals };
   for (const f of uploads) {
     decodeBase64((vals[f.name] as Record<string, unknown>).base64, limit);
@@ -136,12 +136,13 @@ export function checkedWithoutUploads(meta: ModelMeta, vals: Record<string, unkn
 
 /** Before a delete: attachments release their bytes; records' own attachments are deleted after. */
 export async function prepareFileDelete(meta: ModelMeta, ids: readonly number[]) {
-  if (meta.name === ATTACHMENT) await releaseDeletedAttachments(ids);
+  // No file storage (a bare environment): no store holds bytes to release.
+  if (meta.name === ATTACHMENT && ids.length) await currentEnv().ports.files?.releaseAttachments(ids);
   if (!fileFields(meta).length || !currentEnv().registry.models.has(ATTACHMENT)) return null;
   return {
     async finish(): Promise<void> {
       const owned = await sql<{ id: number }>`SELECT id FROM attachment WHERE model = ${meta.name}
-        AND record = ANY(${[...ids]}::int[])`.execute(currentEnv().trx);
+        AND record = ANY(${[...ids]}::int[])`.execute(currentEnv().work.trx);
       if (owned.rows.length) {
         await withEnv({ su: true }, () => deleteRecords(currentEnv().registry.meta(ATTACHMENT), owned.rows.map((r) => r.id)));
       }
