@@ -11,14 +11,13 @@ import { sql, type SqlFragment } from '../db/sql-fragment.js';
 import { sqlState, translateDataError, type ConstraintDescriptions } from '../db/database-errors.js';
 import { currentEnv, type Env } from './env.js';
 import { ManyToOneField } from './fields/relational-fields.js';
-import { flushAssignments } from './flush-assignments.js';
 import type { Registry } from './registry.js';
 import { GUARD_SQLSTATE, StaleCredential } from './stale-credential.js';
 
 /** Runs a statement of model code: a fragment, or Kysely's `sql` (modules' own raw SQL). */
 export async function runSql<R = Record<string, unknown>>(query: SqlFragment<R> | RawBuilder<R>): Promise<R[]> {
   const env = currentEnv();
-  if (env.work.pendingWrites.size) await flushAssignments(env);
+  if (env.work.pendingWrites.size) await env.work.flush();
   if (env.ports.guard?.pending) await settleGuard(env);
   return execute(env, query);
 }
@@ -38,7 +37,7 @@ export async function runGuarded<R extends Record<string, unknown>>(
 ): Promise<R[]> {
   const env = currentEnv();
   // Fields assigned in model code are written before any statement reads or writes (flush).
-  if (env.work.pendingWrites.size) await flushAssignments(env);
+  if (env.work.pendingWrites.size) await env.work.flush();
   const guard = env.ports.guard;
   if (!guard?.pending) return execute(env, build(null) as SqlFragment<R>, false, options);
   const rows = await execute(env, build(sql`(SELECT ${guard.call()}) AS "__guard"`) as SqlFragment<R & { __guard?: boolean }>, true, options);

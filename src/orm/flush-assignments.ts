@@ -4,16 +4,12 @@
  * what the write stored (recomputed fields included). Called before every statement of a unit of
  * work (`execute-sql.ts`), before a savepoint is released and before the commit (`unit-of-work.ts`).
  */
-import { currentEnv, runInEnv, type Env } from './env.js';
+import { currentEnv, runInEnv } from './env.js';
 import type { Model } from './model.js';
 import type { ModelMeta } from './model-meta.js';
 import type { PendingWrites } from './pending-writes.js';
 import { RecordBatch } from './record-batch.js';
 import { writeEach } from './write/write-records.js';
-
-export function flushAssignments(env: Env = currentEnv()): Promise<void> {
-  return flushPending(env.work.pendingWrites);
-}
 
 /** Writes one queue of assignments (a unit of work's, or one savepoint's: `unit-of-work.ts`). */
 export async function flushPending(pending: PendingWrites): Promise<void> {
