@@ -16,17 +16,16 @@
  *
  * Cost: a fixed number of statements per model and relation copied, whatever the number of records.
  */
-import { sql } from 'kysely';
 import { assertRight } from '../access/record-access.js';
 import { BadRequest } from '../errors.js';
 import type { Field } from '../orm/fields/field.js';
 import { FileField, ManyToManyField, OneToManyField } from '../orm/fields/relational-fields.js';
 import { CharField } from '../orm/fields/scalar-fields.js';
 import { AUDIT_FIELDS } from '../orm/generic-fields.js';
-import { runSql } from '../orm/execute-sql.js';
 import { Model } from '../orm/model.js';
 import type { ModelMeta } from '../orm/model-meta.js';
 import { inCondition } from '../orm/query/filter-ast.js';
+import { linkPairs } from '../orm/read/link-pairs.js';
 import { QuerySet } from '../orm/queryset.js';
 import { RecordBatch } from '../orm/record-batch.js';
 import { createRecords } from '../orm/write/create-records.js';
@@ -139,9 +138,7 @@ async function copiedValues(
 
 /** The ids each record of `ids` links to through `field` that the caller can read (archived ones too). */
 async function visibleLinks(field: ManyToManyField, ids: readonly number[]): Promise<Map<number, number[]>> {
-  const j = field.join;
-  const pairs = await runSql<{ source: number; target: number }>(sql`SELECT ${sql.id(j.sourceColumn)} AS source,
-    ${sql.id(j.targetColumn)} AS target FROM ${sql.table(j.table)} WHERE ${sql.id(j.sourceColumn)} = ANY(${[...ids]}::int[])`);
+  const pairs = await linkPairs(field, ids);
   const targets = [...new Set(pairs.map((p) => p.target))];
   const readable = new Set(targets.length ? await new QuerySet(field.target).with_archived().filter(inCondition(['id'], targets)).ids() : []);
   const out = new Map<number, number[]>();

@@ -8,13 +8,14 @@
  * revoked or expired one — and every cookie it already issued — is refused at once.
  */
 import { hash, randomBytes } from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { assertRight } from '../access/record-access.js';
 import { assertRecordsAllowed } from '../access/record-checks.js';
 import { sqlState } from '../db/database-errors.js';
 import { BadRequest, NotFound } from '../errors.js';
 import { currentEnv, withEnv } from '../orm/env.js';
 import { QuerySet } from '../orm/queryset.js';
+import { apiDocsShareState } from '../orm/system/credential-store.js';
 import { createRecords } from '../orm/write/create-records.js';
 import { writeRecords } from '../orm/write/write-records.js';
 
@@ -125,13 +126,7 @@ export async function resolveApiDocsShare(db: Kysely<any>, token: string): Promi
   if (!isShareTokenShaped(token)) return null;
   const hash = hashShareToken(token);
   try {
-    const { rows } = await sql<{ id: number; expires_at: Date | string | null }>`WITH touched AS (
-        UPDATE api_docs_share SET last_used_at = now()
-        WHERE token = ${hash} AND active IS TRUE AND (expires_at IS NULL OR expires_at > now())
-          AND (last_used_at IS NULL OR last_used_at < now() - make_interval(secs => ${LAST_USED_RESOLUTION_SECONDS}))
-        RETURNING id)
-      SELECT id, expires_at FROM api_docs_share WHERE token = ${hash} AND active IS TRUE AND (expires_at IS NULL OR expires_at > now())`.execute(db);
-    const row = rows[0];
+    const row = await apiDocsShareState(db, hash, LAST_USED_RESOLUTION_SECONDS);
     if (!row) return null;
     return { id: row.id, expiresAt: row.expires_at === null ? null : new Date(row.expires_at).getTime() };
   } catch (err) {

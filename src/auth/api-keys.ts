@@ -9,13 +9,14 @@
  * revoked, expired or deactivated key is refused on the very next request, on every worker.
  */
 import { hash, randomBytes } from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { PERMISSIONS, type Permission } from '../access/access-profile.js';
 import { assertRight } from '../access/record-access.js';
 import { assertRecordsAllowed } from '../access/record-checks.js';
 import { BadRequest, NotFound } from '../errors.js';
 import { currentEnv, withEnv } from '../orm/env.js';
 import { QuerySet } from '../orm/queryset.js';
+import { apiKeyState } from '../orm/system/credential-store.js';
 import { createRecords } from '../orm/write/create-records.js';
 import { writeRecords } from '../orm/write/write-records.js';
 import { guardsInstalled, type Principal } from './request-guard.js';
@@ -275,22 +276,7 @@ export const LAST_USED_RESOLUTION_SECONDS = 60;
  * version's triggers (`credential-version.ts`), which the request guard compares.
  */
 export async function resolveApiKey(db: Kysely<any>, keyHash: string | null): Promise<RequestState> {
-  const hash = keyHash ?? '';
-  const { rows } = await sql<{
-    installing: boolean; registry_version: number; security_version: number; credential_version: number; expires_at: string | Date | null;
-    user_id: number | null; company_id: number | null; account_id: number | null; scopes: unknown; guard: boolean;
-  }>`WITH touched AS (
-      UPDATE api_key SET last_used_at = now()
-      WHERE key_hash = ${hash} AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
-        AND (last_used_at IS NULL OR last_used_at < now() - make_interval(secs => ${LAST_USED_RESOLUTION_SECONDS}))
-      RETURNING id)
-    SELECT s.installing, s.registry_version, s.security_version, s.credential_version, k.expires_at,
-      a.user_id, a.company_id, a.id AS account_id, k.scopes, ${guardsInstalled()} AS guard
-    FROM ff_state s
-    LEFT JOIN api_key k ON k.key_hash = ${hash} AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())
-    LEFT JOIN service_account a ON a.id = k.service_account_id AND a.active IS TRUE
-    WHERE s.id = 1`.execute(db);
-  const row = rows[0];
+  const row = await apiKeyState(db, keyHash ?? '', LAST_USED_RESOLUTION_SECONDS, guardsInstalled());
   const principal = row && row.user_id !== null && row.account_id !== null
     ? { uid: row.user_id, companyId: row.company_id, serviceAccountId: row.account_id }
     : null;

@@ -4,7 +4,6 @@
  * unlocked screen, the new one must pass the password rule (`password-rule.ts`), and the person's
  * other sessions are revoked — whoever knew the old password is signed out everywhere but here.
  */
-import { sql } from 'kysely';
 import { BadRequest, ValidationError } from '../errors.js';
 import { currentEnv } from '../orm/env.js';
 import { QuerySet } from '../orm/queryset.js';
@@ -18,14 +17,13 @@ export function inputError(message: string, field: string): ValidationError {
 }
 
 export async function changeOwnPassword(uid: number, sessionId: number, current: unknown, next: unknown): Promise<{ changed: true; other_sessions_revoked: number }> {
-  const { registry, work: { trx } } = currentEnv();
-  const { rows: [user] } = await sql<{ email: string | null; password_hash: string | null }>`
-    SELECT email, password_hash FROM ${sql.table(registry.meta('User').table)} WHERE id = ${uid} FOR UPDATE`.execute(trx);
+  const { registry } = currentEnv();
+  const [user] = await new QuerySet(registry.meta('User')).with_archived().filter({ id: uid }).for_update().read(['email', 'password_hash']);
   if (!user) throw new BadRequest('No such user');
   if (typeof current !== 'string' || !current) throw inputError('Enter your current password.', 'current_password');
-  if (!(await verifyPassword(user.password_hash, current))) throw inputError('The current password is not correct.', 'current_password');
+  if (!(await verifyPassword(user.password_hash as string | null, current))) throw inputError('The current password is not correct.', 'current_password');
   try {
-    checkPasswordRule(next, user.email);
+    checkPasswordRule(next, user.email as string | null);
   } catch (err) {
     if (err instanceof ValidationError) throw inputError(err.message, 'new_password');
     throw err;

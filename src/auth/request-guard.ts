@@ -17,7 +17,7 @@
  * with the guard still pending (no statement, only empty results, or a failure) runs it before its
  * answer leaves — see `runGuarded`, `runSql` and `settleGuard` in `orm/execute-sql.ts`.
  */
-import { sql as kyselySql, type Kysely, type RawBuilder } from 'kysely';
+import type { Kysely } from 'kysely';
 import { sql, type SqlFragment } from '../db/sql-fragment.js';
 import { dropFunctionIfPresent, ensureFunctions, type SqlFunction } from '../db/sql-functions.js';
 import type { RequestGuardPort } from '../orm/ports.js';
@@ -64,8 +64,8 @@ export function credentialGuard(v: ResolvedVersions): RequestGuard {
 }
 
 /** True (in SQL) when the database has the guard function, so a credential may be remembered. */
-export function guardsInstalled(): RawBuilder<boolean> {
-  return kyselySql<boolean>`(to_regprocedure('ff_request_guard(integer,integer,integer,timestamptz)') IS NOT NULL)`;
+export function guardsInstalled(): SqlFragment<boolean> {
+  return sql<boolean>`(to_regprocedure('ff_request_guard(integer,integer,integer,timestamptz)') IS NOT NULL)`;
 }
 
 /**

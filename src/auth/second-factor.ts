@@ -5,9 +5,9 @@
  * returns ten backup codes — shown this once, stored as Argon2id hashes; `disable` needs a current
  * code or a backup code.
  */
-import { sql } from 'kysely';
 import { BadRequest } from '../errors.js';
 import { currentEnv } from '../orm/env.js';
+import { QuerySet } from '../orm/queryset.js';
 import { writeRecords } from '../orm/write/write-records.js';
 import { generateBackupCodes } from './backup-codes.js';
 import { openSecret, sealSecret } from './secret-box.js';
@@ -16,12 +16,19 @@ import { generateTotpSecret, matchTotp, totpQrSvg, totpUri } from './totp.js';
 
 export const TOTP_ISSUER = 'FieldForge';
 
-async function enrolmentOf(uid: number) {
-  const { registry, work: { trx } } = currentEnv();
-  const { rows } = await sql<{ email: string | null; name: string; totp_enabled: boolean; totp_secret: string | null }>`
-    SELECT email, name, totp_enabled, totp_secret FROM ${sql.table(registry.meta('User').table)} WHERE id = ${uid} FOR UPDATE`.execute(trx);
-  if (!rows[0]) throw new BadRequest('No such user');
-  return rows[0];
+interface Enrolment {
+  email: string | null;
+  name: string;
+  totp_enabled: boolean;
+  totp_secret: string | null;
+}
+
+/** The caller's own user row, locked: two enrolment steps of one person run one after the other. */
+async function enrolmentOf(uid: number): Promise<Enrolment> {
+  const [user] = await new QuerySet(currentEnv().registry.meta('User')).with_archived().filter({ id: uid }).for_update()
+    .read(['email', 'name', 'totp_enabled', 'totp_secret']);
+  if (!user) throw new BadRequest('No such user');
+  return { email: user.email as string | null, name: user.name as string, totp_enabled: user.totp_enabled === true, totp_secret: user.totp_secret as string | null };
 }
 
 export async function setupSecondFactor(uid: number, secret: string): Promise<{ secret: string; otpauth_uri: string; qr_svg: string }> {

@@ -9,11 +9,13 @@
  */
 import { hash, randomBytes } from 'node:crypto';
 import { LazyModule } from '../lazy-module.js';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { purposeKey } from '../config/secret.js';
 import { AuthenticationError } from '../errors.js';
 import { currentEnv } from '../orm/env.js';
 import { QuerySet } from '../orm/queryset.js';
+import { sessionState } from '../orm/system/credential-store.js';
+import { rotateRefreshToken } from '../orm/system/session-store.js';
 import { createRecords } from '../orm/write/create-records.js';
 import { writeRecords } from '../orm/write/write-records.js';
 import { requestState, type RequestState } from './api-keys.js';
@@ -99,17 +101,7 @@ export async function refreshSession(refreshToken: unknown, config: SessionConfi
   if (typeof refreshToken !== 'string' || !refreshToken.startsWith(REFRESH_TOKEN_PREFIX) || refreshToken.length > 100) {
     return { refused: 'unknown' };
   }
-  const { registry, work: { trx } } = currentEnv();
-  const tokens = sql.table(registry.meta('AuthRefreshToken').table);
-  // FOR UPDATE: a concurrent refresh with the same token waits, then sees it used.
-  const { rows } = await sql<{ session_id: number; was_used: boolean; user_id: number; live: boolean }>`
-    WITH old AS (SELECT id, used_at FROM ${tokens} WHERE token_hash = ${hashToken(refreshToken)} FOR UPDATE)
-    UPDATE ${tokens} t SET used_at = COALESCE(old.used_at, now())
-    FROM old, ${sql.table(registry.meta('AuthSession').table)} s JOIN ${sql.table(registry.meta('User').table)} u ON u.id = s.user_id
-    WHERE t.id = old.id AND s.id = t.session_id
-    RETURNING t.session_id, old.used_at IS NOT NULL AS was_used, s.user_id,
-      (s.revoked_at IS NULL AND s.expires_at > now() AND u.active IS TRUE) AS live`.execute(trx);
-  const row = rows[0];
+  const row = await rotateRefreshToken(hashToken(refreshToken));
   if (!row) return { refused: 'unknown' };
   if (row.was_used) {
     await revokeSession(row.session_id, 'refresh token reuse');
@@ -153,15 +145,6 @@ export async function verifyAccessToken(token: string, dbName: string, secret: s
  * credential version's triggers (`credential-version.ts`), which the request guard compares.
  */
 export async function resolveSession(db: Kysely<any>, sessionId: number, uid: number): Promise<RequestState> {
-  const { rows } = await sql<{
-    installing: boolean; registry_version: number; security_version: number; credential_version: number; expires_at: string | Date | null;
-    user_id: number | null; company_id: number | null; guard: boolean;
-  }>`SELECT s.installing, s.registry_version, s.security_version, s.credential_version, a.expires_at,
-      u.id AS user_id, u.company_id, ${guardsInstalled()} AS guard
-    FROM ff_state s
-    LEFT JOIN auth_session a ON a.id = ${sessionId} AND a.user_id = ${uid} AND a.revoked_at IS NULL AND a.expires_at > now()
-    LEFT JOIN "user" u ON u.id = a.user_id AND u.active IS TRUE
-    WHERE s.id = 1`.execute(db);
-  const row = rows[0];
+  const row = await sessionState(db, sessionId, uid, guardsInstalled());
   return requestState(row, row && row.user_id !== null ? { uid: row.user_id, companyId: row.company_id, serviceAccountId: null, sessionId } : null);
 }

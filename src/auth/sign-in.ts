@@ -5,8 +5,9 @@
  * a single-use pending token (5 minutes) is, and `completeSecondFactor` finishes the sign-in.
  */
 import { randomBytes } from 'node:crypto';
-import { sql } from 'kysely';
 import { currentEnv } from '../orm/env.js';
+import { QuerySet } from '../orm/queryset.js';
+import { signInUser, spendPendingLogin } from '../orm/system/session-store.js';
 import { createRecords } from '../orm/write/create-records.js';
 import { writeRecords } from '../orm/write/write-records.js';
 import { matchBackupCode } from './backup-codes.js';
@@ -27,19 +28,10 @@ export interface SecondFactorRequired {
 /** A hash to verify against when the e-mail is unknown, so both failures cost the same. */
 let dummyHash: Promise<string> | null = null;
 
-interface SignInUser {
-  id: number;
-  password_hash: string | null;
-  totp_enabled: boolean;
-}
-
 /** The answer, or null when the e-mail or password is wrong (the caller answers 401). */
 export async function signIn(email: string, password: string, config: SessionConfig): Promise<SessionTokens | SecondFactorRequired | null> {
-  const { registry, work: { trx } } = currentEnv();
-  const { rows } = await sql<SignInUser>`SELECT id, password_hash, totp_enabled FROM ${sql.table(registry.meta('User').table)}
-    WHERE lower(email) = lower(${email.trim()}) AND active IS TRUE AND is_service_account IS NOT TRUE
-    ORDER BY id LIMIT 1`.execute(trx);
-  const user = rows[0];
+  const { registry } = currentEnv();
+  const user = await signInUser(email.trim());
   dummyHash ??= hashPassword(randomBytes(16).toString('hex'));
   const valid = await verifyPassword(user?.password_hash ?? (await dummyHash), password);
   if (!user || !user.password_hash || !valid) return null;
@@ -58,11 +50,7 @@ export async function signIn(email: string, password: string, config: SessionCon
  */
 export async function completeSecondFactor(pendingToken: unknown, code: unknown, config: SessionConfig): Promise<SessionTokens | null> {
   if (typeof pendingToken !== 'string' || !pendingToken.startsWith(PENDING_TOKEN_PREFIX) || pendingToken.length > 100) return null;
-  const { registry, work: { trx } } = currentEnv();
-  const { rows } = await sql<{ user_id: number }>`UPDATE ${sql.table(registry.meta('AuthPendingLogin').table)}
-    SET used_at = now() WHERE token_hash = ${hashToken(pendingToken)} AND used_at IS NULL AND expires_at > now()
-    RETURNING user_id`.execute(trx);
-  const uid = rows[0]?.user_id;
+  const uid = await spendPendingLogin(hashToken(pendingToken));
   if (uid === undefined) return null;
   if (!(await checkSecondFactor(uid, code, config.secret))) return null;
   return openSession(uid, config);
@@ -74,18 +62,17 @@ export async function completeSecondFactor(pendingToken: unknown, code: unknown,
  */
 export async function checkSecondFactor(uid: number, code: unknown, secret: string): Promise<boolean> {
   const meta = currentEnv().registry.meta('User');
-  const { rows } = await sql<{ active: boolean; totp_enabled: boolean; totp_secret: string | null; totp_last_step: number | null; backup_code_hashes: (string | null)[] | null }>`
-    SELECT active, totp_enabled, totp_secret, totp_last_step, backup_code_hashes FROM ${sql.table(meta.table)} WHERE id = ${uid} FOR UPDATE`
-    .execute(currentEnv().work.trx);
-  const user = rows[0];
-  if (!user?.active || !user.totp_enabled || !user.totp_secret) return false;
+  // Locked: of two codes checked at once for the same user, the second sees the step or backup code the first used.
+  const [user] = await new QuerySet(meta).with_archived().filter({ id: uid }).for_update()
+    .read(['active', 'totp_enabled', 'totp_secret', 'totp_last_step', 'backup_code_hashes']);
+  if (!user?.active || !user.totp_enabled || typeof user.totp_secret !== 'string' || !user.totp_secret) return false;
   const totpSecret = openSecret(user.totp_secret, secret);
-  const step = totpSecret ? matchTotp(totpSecret, code, { lastUsedStep: user.totp_last_step }) : null;
+  const step = totpSecret ? matchTotp(totpSecret, code, { lastUsedStep: user.totp_last_step as number | null }) : null;
   if (step !== null) {
     await writeRecords(meta, [uid], { totp_last_step: step });
     return true;
   }
-  const hashes = user.backup_code_hashes ?? [];
+  const hashes = (user.backup_code_hashes as (string | null)[] | null) ?? [];
   const used = await matchBackupCode(code, hashes);
   if (used === null) return false;
   await writeRecords(meta, [uid], { backup_code_hashes: hashes.map((h, i) => (i === used ? null : h)) });

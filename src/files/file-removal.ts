@@ -24,23 +24,20 @@
  *    (dropped) loses its marker once the marker is older than a grace period (the marker is
  *    written before the copy starts); a clone that cannot be checked keeps the bytes.
  */
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
 import type { TenantDatabase } from '../db/engine.js';
+import { keyInUse, keyOwners } from '../orm/system/attachment-store.js';
+import { forgetQueued, queuedKeys } from '../orm/system/removal-queue.js';
 import { isStorageKey, keyOwner } from './content-address.js';
 import type { FileService } from './file-service.js';
 
-export const REMOVAL_TABLE = 'ff_attachment_removal';
+// Queued inside the deleting transaction (`release-keys.ts`); the queue's rows are the ORM's.
+export { queueRemoval } from '../orm/system/removal-queue.js';
 /** First half of the advisory lock id of a key (the second is `hashtext(key)`). */
 export const LOCK_SPACE = 0x0ff1;
 const CLONES = '.clones/';
 /** A marker whose database does not exist is kept this long (the clone may still be copying). */
 const MARKER_GRACE_MS = 60 * 60 * 1000;
-
-/** Queues `keys` in the current transaction for removal once it commits (rows just deleted). */
-export async function queueRemoval(trx: Kysely<any>, keys: readonly string[]): Promise<void> {
-  if (!keys.length) return;
-  await sql`INSERT INTO ${sql.table(REMOVAL_TABLE)} (key, created_date) SELECT k, now() FROM unnest(${[...keys]}::text[]) AS k`.execute(trx);
-}
 
 export interface SweepResult {
   /** Keys whose bytes were removed. */
@@ -75,9 +72,9 @@ export function sweep(db: TenantDatabase, files: FileService): Promise<SweepResu
 }
 
 async function sweepNow(db: TenantDatabase, files: FileService): Promise<SweepResult> {
-  const queued = await sql<{ key: string }>`SELECT DISTINCT key FROM ${sql.table(REMOVAL_TABLE)} ORDER BY key LIMIT 10000`.execute(db.kysely);
+  const queued = await queuedKeys(db.kysely);
   const fresh = freshKeys.get(db.name) ?? new Set<string>();
-  const keys = [...new Set([...queued.rows.map((r) => r.key), ...fresh])];
+  const keys = [...new Set([...queued, ...fresh])];
   const result: SweepResult = { removed: [], kept: [] };
   if (!keys.length) return result;
   const { store } = files;
@@ -88,15 +85,14 @@ async function sweepNow(db: TenantDatabase, files: FileService): Promise<SweepRe
       if (!isStorageKey(key) || keyOwner(key) !== db.name) return 'forget';
       const locked = await sql<{ ok: boolean }>`SELECT pg_try_advisory_xact_lock(${LOCK_SPACE}::int, hashtext(${key})) AS ok`.execute(trx);
       if (!locked.rows[0]?.ok) return 'keep';
-      const used = await sql`SELECT 1 FROM attachment WHERE filepath = ${key} LIMIT 1`.execute(trx);
-      if (used.rows.length) return 'forget';
+      if (await keyInUse(trx, key)) return 'forget';
       if (await usedByClone(files, clones, key)) return 'keep';
       await store.remove(key);
-      await sql`DELETE FROM ${sql.table(REMOVAL_TABLE)} WHERE key = ${key}`.execute(trx);
+      await forgetQueued(trx, key);
       return 'removed';
     });
     if (outcome !== 'keep') fresh.delete(key);
-    if (outcome === 'forget') await sql`DELETE FROM ${sql.table(REMOVAL_TABLE)} WHERE key = ${key}`.execute(db.kysely);
+    if (outcome === 'forget') await forgetQueued(db.kysely, key);
     if (outcome === 'removed') result.removed.push(key);
     if (outcome === 'keep') result.kept.push(key);
   }
@@ -130,9 +126,7 @@ export function sweepSoon(db: TenantDatabase, files: FileService): void {
  */
 export async function recordClone(source: TenantDatabase, target: string, files: FileService): Promise<void> {
   const { store } = files;
-  const owners = await sql<{ owner: string }>`SELECT DISTINCT split_part(filepath, '/', 1) AS owner FROM attachment
-    WHERE filepath IS NOT NULL`.execute(source.kysely);
-  const prefixes = new Set([source.name, ...owners.rows.map((r) => r.owner)]);
+  const prefixes = new Set([source.name, ...(await keyOwners(source.kysely))]);
   const marker = Buffer.from(JSON.stringify({ source: source.name, clone: target, at: new Date().toISOString() }));
   for (const prefix of prefixes) {
     await store.remove(`${prefix}/${CLONES}${target}`);
@@ -164,8 +158,7 @@ async function usedByClone(files: FileService, clones: CloneMarker[], key: strin
         await store.remove(clone.key);
         continue;
       }
-      const used = await sql`SELECT 1 FROM attachment WHERE filepath = ${key} LIMIT 1`.execute(db.kysely);
-      if (used.rows.length) return true;
+      if (await keyInUse(db.kysely, key)) return true;
     } catch {
       return true;
     }

@@ -9,6 +9,7 @@
  */
 import { sql } from 'kysely';
 import { currentEnv } from '../orm/env.js';
+import { keysStillUsed, storedKeysOf } from '../orm/system/attachment-store.js';
 import { isStorageKey, keyOwner } from './content-address.js';
 import { LOCK_SPACE, queueRemoval, sweepSoon } from './file-removal.js';
 import type { FileService } from './file-service.js';
@@ -19,9 +20,7 @@ export async function releaseKeys(keys: readonly string[], leavingIds: readonly 
   const own = [...new Set(keys)].filter((k) => isStorageKey(k) && keyOwner(k) === env.db.name).sort();
   if (!own.length) return;
   for (const key of own) await sql`SELECT pg_advisory_xact_lock(${LOCK_SPACE}::int, hashtext(${key}))`.execute(env.work.trx);
-  const used = await sql<{ filepath: string }>`SELECT DISTINCT filepath FROM attachment
-    WHERE filepath = ANY(${own}) AND NOT (id = ANY(${[...leavingIds]}::int[]))`.execute(env.work.trx);
-  const stillUsed = new Set(used.rows.map((r) => r.filepath));
+  const stillUsed = await keysStillUsed(env.work.trx, own, leavingIds);
   const released = own.filter((k) => !stillUsed.has(k));
   if (!released.length) return;
   await queueRemoval(env.work.trx, released);
@@ -33,7 +32,5 @@ export async function releaseKeys(keys: readonly string[], leavingIds: readonly 
 export async function releaseDeletedAttachments(ids: readonly number[], files: FileService): Promise<void> {
   if (!ids.length) return;
   const env = currentEnv();
-  const rows = await sql<{ filepath: string }>`SELECT DISTINCT filepath FROM attachment
-    WHERE id = ANY(${[...ids]}::int[]) AND filepath IS NOT NULL`.execute(env.work.trx);
-  await releaseKeys(rows.rows.map((r) => r.filepath), ids, files);
+  await releaseKeys(await storedKeysOf(env.work.trx, ids), ids, files);
 }

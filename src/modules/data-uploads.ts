@@ -7,12 +7,11 @@
  * record's field. Uploads that do not declare their `mimetype` are left to that path, which
  * guesses it from the name.
  */
-import { sql } from 'kysely';
 import { storeContents } from '../files/stored-contents.js';
 import { currentEnv, withEnv } from '../orm/env.js';
-import { runSql } from '../orm/execute-sql.js';
 import { FileField } from '../orm/fields/relational-fields.js';
 import type { ModelMeta } from '../orm/model-meta.js';
+import { setAttachmentRecords } from '../orm/system/attachment-owners.js';
 import { createRecords } from '../orm/write/create-records.js';
 
 /** A File value that is an upload rather than an attachment id. */
@@ -55,10 +54,7 @@ export async function storeUploads(meta: ModelMeta, valsList: readonly Record<st
   return {
     valsList: out,
     async own(ids) {
-      const attachmentIds = created.map((a) => a.id);
-      const records = uploads.map((u) => ids[u.row]!);
-      await runSql(sql`UPDATE ${sql.table(attachment.table)} AS a SET record = owner.record
-        FROM unnest(${attachmentIds}::int[], ${records}::int[]) AS owner(id, record) WHERE a.id = owner.id`);
+      await setAttachmentRecords(created.map((a) => a.id), uploads.map((u) => ids[u.row]!));
     },
   };
 }

@@ -87,6 +87,20 @@ export class QuerySet<T extends Model = Model> {
   with_archived(): QuerySet<T> {
     return this.with({ activeTest: false });
   }
+  /**
+   * Locks the selected rows (`SELECT … FOR UPDATE`) until the unit of work ends, in ascending ids
+   * (so the rows come back in that order; `order_by` cannot be combined with it). A row another
+   * transaction holds is waited for, then read as that transaction left it. For the reads that
+   * return rows (`all`, `first`, `ids`, `exists`, `read`, and `update`/`delete`, which lock before
+   * they write); counting and grouping lock nothing and refuse it.
+   */
+  for_update(): QuerySet<T> {
+    return this.with({ forUpdate: true });
+  }
+  /** Counting and grouping statements cannot lock rows (PostgreSQL refuses FOR UPDATE with aggregates). */
+  private assertNotLocking(method: string): void {
+    if (this.state.forUpdate) throw new Error(`${this.meta.name}: ${method}() cannot lock rows; drop for_update()`);
+  }
 
   async all(): Promise<T[]> {
     return RecordBatch.fromRows(this.meta, await selectRows(this.meta, this.state, RecordBatch.storedFields(this.meta))) as T[];
@@ -100,6 +114,7 @@ export class QuerySet<T extends Model = Model> {
 
   /** Matching records, all pages (limit/offset ignored). */
   async count(): Promise<number> {
+    this.assertNotLocking('count');
     const { scope, where } = planSelect(this.meta, this.state);
     const [row] = await runSelect<{ n: number | string }>(sql`count(*)::int AS n`, sql`FROM ${scope.from()} WHERE ${where}`);
     return Number(row!.n);
@@ -111,6 +126,7 @@ export class QuerySet<T extends Model = Model> {
 
   /** `{total: 'sum'}` → `{total: 1234.5}` over all matching records. */
   async aggregate(spec: Record<string, AggregateFunction>): Promise<Record<string, number | null>> {
+    this.assertNotLocking('aggregate');
     const { scope, where } = planSelect(this.meta, this.state);
     const items = this.aggregateItems(spec, scope.alias);
     if (!items.length) return {};
@@ -138,6 +154,7 @@ export class QuerySet<T extends Model = Model> {
    * ordered by the group values; limit/offset page the groups.
    */
   async group(groupFields: readonly string[], spec: Record<string, AggregateFunction> = {}): Promise<GroupResult[]> {
+    this.assertNotLocking('group');
     if (!groupFields.length) throw new BadRequest('group_fields needs at least one field');
     const { scope, where } = planSelect(this.meta, this.state);
     // Deduplicated: a repeated field adds nothing (and thousands of them overflow the select list).
@@ -188,6 +205,7 @@ export class QuerySet<T extends Model = Model> {
 
   /** `read` and `count` (of every page) together, in one statement when the page is not empty. */
   async read_counted(paths?: readonly unknown[]): Promise<{ records: Serialized[]; count: number }> {
+    this.assertNotLocking('read_counted');
     const { records, count } = await readTreeCounted(this.#fieldTree(paths), this.state);
     return { records, count: count ?? (await this.count()) };
   }

@@ -5,10 +5,10 @@
  * the marks it applied. A failed install leaves its marks, so the next start tries again and the
  * screen still shows them. The command line's `--init` / `--update` clear the marks they satisfy too.
  */
-import { sql } from 'kysely';
 import type { InstallResult } from '../modules/installer.js';
 import { QuerySet } from '../orm/queryset.js';
 import { currentEnv } from '../orm/env.js';
+import { hasPendingColumn, markedModuleCount, markedModuleRows, type MarkedModule } from '../orm/system/module-marks.js';
 import type { Platform } from './platform.js';
 
 export interface PendingMarks {
@@ -37,18 +37,10 @@ export async function applyPendingModules(platform: Platform, dbName: string): P
   return result;
 }
 
-interface MarkedModule {
-  identifier: string;
-  state: string;
-  pending: string;
-}
-
 async function markedModules(platform: Platform, dbName: string): Promise<MarkedModule[]> {
-  if (!(await hasPendingColumn(platform, dbName))) return [];
   const db = await platform.database(dbName);
-  const { rows } = await sql<MarkedModule>`
-    SELECT identifier, state, pending FROM module WHERE pending IS NOT NULL ORDER BY identifier`.execute(db.kysely);
-  return rows;
+  if (!(await hasPendingColumn(db.kysely))) return [];
+  return markedModuleRows(db.kysely);
 }
 
 /** The marks still to apply: `install` on a module not installed, `upgrade` on an installed one. */
@@ -64,24 +56,14 @@ function marksOf(rows: readonly MarkedModule[]): PendingMarks {
  * the modules just installed or upgraded.
  */
 export async function clearMarks(platform: Platform, dbName: string, done: { installed: readonly string[]; updated: readonly string[] }): Promise<void> {
-  if (!(await hasPendingColumn(platform, dbName))) return;
-  // Most starts find no mark at all: then no registry is built for nothing.
   const db = await platform.database(dbName);
-  const { rows: [marked] } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM module WHERE pending IS NOT NULL`.execute(db.kysely);
-  if (!marked?.n) return;
+  if (!(await hasPendingColumn(db.kysely))) return;
+  // Most starts find no mark at all: then no registry is built for nothing.
+  if (!(await markedModuleCount(db.kysely))) return;
   const refreshed = [...new Set([...done.installed, ...done.updated])];
   await platform.run(dbName, {}, async () => {
     const meta = currentEnv().registry.meta('Module');
     await new QuerySet(meta).filter({ pending: 'install', state: 'installed' }).update({ pending: null });
     if (refreshed.length) await new QuerySet(meta).filter({ pending: 'upgrade', identifier__in: refreshed }).update({ pending: null });
   });
-}
-
-/** Whether `module.pending` exists (a database whose core predates the marks has none). */
-async function hasPendingColumn(platform: Platform, dbName: string): Promise<boolean> {
-  const db = await platform.database(dbName);
-  const { rows: [column] } = await sql<{ present: boolean }>`
-    SELECT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('public.module') AND attname = 'pending' AND NOT attisdropped) AS present`
-    .execute(db.kysely);
-  return column?.present === true;
 }

@@ -5,7 +5,7 @@ import { activeAccess } from '../../../src/access/record-access.js';
 import { storeContent } from '../../../src/files/stored-content.js';
 import { currentFiles } from '../../../src/files/file-service.js';
 import { releaseKeys } from '../../../src/files/release-keys.js';
-import { REMOVAL_TABLE } from '../../../src/files/file-removal.js';
+import { REMOVAL_TABLE } from '../../../src/orm/system/removal-queue.js';
 import { NotFound } from '../../../src/errors.js';
 import { showValue } from '../../../src/orm/fields/field.js';
 import { isRecordId } from '../../../src/orm/fields/relational-fields.js';

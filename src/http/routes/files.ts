@@ -9,13 +9,13 @@
  * is 403.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { sql } from 'kysely';
 import { AccessError, AuthenticationError, BadRequest, NotFound } from '../../errors.js';
 import { assertValidDatabaseName } from '../../db/database-name.js';
 import { assertRight } from '../../access/record-access.js';
 import { currentEnv } from '../../orm/env.js';
 import type { FileStore } from '../../files/filestore.js';
 import { QuerySet } from '../../orm/queryset.js';
+import { attachmentFile, type AttachmentFile } from '../../orm/system/attachment-store.js';
 import type { Platform } from '../../platform/platform.js';
 import { cacheControl, contentDisposition, contentType, parseRange } from '../../files/response-headers.js';
 import { signedFileUrl, verifyFileSignature, SIGNED_URL_SECONDS, type FileAction } from '../../files/signed-url.js';
@@ -28,17 +28,6 @@ import { recordId } from './request-body.js';
 const PRESIGNED_SECONDS = 60;
 const BAD_LINK = 'The file link is invalid or has expired';
 
-interface AttachmentRow {
-  id: number;
-  name: string;
-  filepath: string | null;
-  mimetype: string | null;
-  is_public: boolean;
-  checksum: string | null;
-  model: string | null;
-  record: number | null;
-}
-
 /**
  * Whether the current principal may read attachment `row` — Odoo's ir.attachment semantics: a file
  * with an owner (`model` + `record`) is readable by whoever can read the owning record (its model
@@ -46,7 +35,7 @@ interface AttachmentRow {
  * unreadable → false); a file without owner by whoever can read it as an Attachment (no read
  * right on Attachment at all is a 403, as for any model; its record rules apply). One statement.
  */
-async function canRead(row: AttachmentRow): Promise<boolean> {
+async function canRead(row: AttachmentFile): Promise<boolean> {
   const { registry } = currentEnv();
   if (row.model !== null && row.record !== null) {
     if (!registry.models.has(row.model)) return false;
@@ -75,7 +64,8 @@ export function registerFileRoutes(app: FastifyInstance, platform: Platform, sel
     const id = recordId((req.params as { id: string }).id);
     const requested = (req.query as { action?: string }).action ?? 'view';
     if (requested !== 'view' && requested !== 'download') throw new BadRequest("'action' is 'view' or 'download'");
-    const row = await loadAttachment(id);
+    // On the pool, as `readOnlyWork` runs: the row is read whoever asks; `canRead` decides.
+    const row = await attachmentFile(req.ff!.db.kysely, id);
     if (!row || !(await canRead(row))) throw new NotFound(`Attachment ${id} does not exist`);
     const url = signedFileUrl(platform.secret, req.ff!.dbName, id, requested);
     return { url, expires_at: new Date(Date.now() + SIGNED_URL_SECONDS * 1000).toISOString() };
@@ -87,8 +77,7 @@ export function registerFileRoutes(app: FastifyInstance, platform: Platform, sel
     const query = req.query as { db?: string; expires?: string; sig?: string };
     const dbName = query.db !== undefined ? assertValidDatabaseName(query.db) : await selector.select(req);
     const db = await platform.database(dbName);
-    const row = (await sql<AttachmentRow>`SELECT id, name, filepath, mimetype, is_public, checksum, model, record
-      FROM attachment WHERE id = ${id}`.execute(db.kysely)).rows[0];
+    const row = await attachmentFile(db.kysely, id);
     const signed = query.sig !== undefined;
     let granted = row?.is_public === true
       || (signed && verifyFileSignature(platform.secret, dbName, id, act, query.expires, query.sig));
@@ -108,12 +97,7 @@ export function registerFileRoutes(app: FastifyInstance, platform: Platform, sel
   });
 }
 
-async function loadAttachment(id: number): Promise<AttachmentRow | undefined> {
-  return (await sql<AttachmentRow>`SELECT id, name, filepath, mimetype, is_public, checksum, model, record
-    FROM attachment WHERE id = ${id}`.execute(currentEnv().work.trx)).rows[0];
-}
-
-async function serve(req: FastifyRequest, reply: FastifyReply, row: AttachmentRow, act: FileAction, store: FileStore): Promise<unknown> {
+async function serve(req: FastifyRequest, reply: FastifyReply, row: AttachmentFile, act: FileAction, store: FileStore): Promise<unknown> {
   if (!row.filepath) throw new NotFound(`Attachment ${row.id} has no content`);
   const headers = {
     contentType: contentType(row.mimetype),

@@ -26,10 +26,12 @@ export interface QueryState {
   readonly publicOnly: boolean;
   /** Apply the archivable default (only active records). */
   readonly activeTest: boolean;
+  /** `for_update()`: the selected rows of the model's table are locked, in id order, until the transaction ends. */
+  readonly forUpdate: boolean;
 }
 
 export const EMPTY_STATE: QueryState = {
-  filters: [], order: null, limit: null, offset: 0, nameSearch: [], publicOnly: false, activeTest: true,
+  filters: [], order: null, limit: null, offset: 0, nameSearch: [], publicOnly: false, activeTest: true, forUpdate: false,
 };
 
 export interface SelectPlan {
@@ -91,10 +93,18 @@ export function planSelect(meta: ModelMeta, state: QueryState, scope: QueryScope
   return { scope, where };
 }
 
-/** ORDER BY + LIMIT/OFFSET for a plan (the model's default order when none is given). */
+/**
+ * ORDER BY + LIMIT/OFFSET for a plan (the model's default order when none is given). A locking
+ * read orders by id and locks the root's rows only (`FOR UPDATE OF` its alias: joined records are
+ * read, not locked). PostgreSQL locks the rows as they leave the sort, so in ascending ids — the
+ * order every write of the ORM locks in (`write/row-locks.ts`), which keeps two lockers from
+ * deadlocking.
+ */
 export function orderAndPage(meta: ModelMeta, state: QueryState, scope: QueryScope): Sql {
-  const order = compileOrder(state.order ?? meta.orderBy, scope);
+  if (state.forUpdate && state.order !== null) throw new Error(`${meta.name}: for_update() locks in id order and cannot be combined with order_by()`);
+  const order = compileOrder(state.forUpdate ? ['id ASC'] : state.order ?? meta.orderBy, scope);
   const limit = state.limit === null ? sql`` : sql` LIMIT ${state.limit}`;
   const offset = state.offset ? sql` OFFSET ${state.offset}` : sql``;
-  return sql`ORDER BY ${sql.join(order, sql`, `)}${limit}${offset}`;
+  const lock = state.forUpdate ? sql` FOR UPDATE OF ${sql.id(scope.alias)}` : sql``;
+  return sql`ORDER BY ${sql.join(order, sql`, `)}${limit}${offset}${lock}`;
 }
