@@ -16,7 +16,7 @@
  *
  * Cost: a fixed number of statements per model and relation copied, whatever the number of records.
  */
-import { sql } from 'kysely';
+import { sql } from '../db/sql-fragment.js';
 import { assertRight } from '../access/record-access.js';
 import { BadRequest } from '../errors.js';
 import type { Field } from '../orm/fields/field.js';

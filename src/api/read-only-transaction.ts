@@ -9,7 +9,7 @@
  * become read-only for a while and writable again). Nothing here is reported for record-changed
  * pings either (no change feed): what it seemed to write never happened.
  */
-import { sql } from 'kysely';
+import { sql } from '../db/sql-fragment.js';
 import { currentEnv, withEnv } from '../orm/env.js';
 
 export async function readOnlyTransaction<T>(fn: () => Promise<T>): Promise<T> {

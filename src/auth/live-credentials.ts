@@ -4,7 +4,8 @@
  * deactivated user closes its sockets, CONTRACTS C4), one query per database whatever the number
  * of sockets. The conditions must stay those of `resolveSession` and `resolveApiKey`.
  */
-import { sql, type Kysely } from 'kysely';
+import { sql } from '../db/sql-fragment.js';
+import type { SqlExecutor } from '../db/sql-executor.js';
 
 export interface LiveCredentials {
   /** The sessions of the question that are open, with their user active. */
@@ -13,7 +14,7 @@ export interface LiveCredentials {
   keyHashes: Set<string>;
 }
 
-export async function liveCredentials(db: Kysely<any>, sessionIds: readonly number[], keyHashes: readonly string[]): Promise<LiveCredentials> {
+export async function liveCredentials(db: SqlExecutor, sessionIds: readonly number[], keyHashes: readonly string[]): Promise<LiveCredentials> {
   const { rows } = await sql<{ session_id: number | null; key_hash: string | null }>`
     SELECT a.id AS session_id, NULL::text AS key_hash
       FROM auth_session a JOIN "user" u ON u.id = a.user_id

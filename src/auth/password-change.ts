@@ -4,7 +4,7 @@
  * unlocked screen, the new one must pass the password rule (`password-rule.ts`), and the person's
  * other sessions are revoked — whoever knew the old password is signed out everywhere but here.
  */
-import { sql } from 'kysely';
+import { sql } from '../db/sql-fragment.js';
 import { BadRequest, ValidationError } from '../errors.js';
 import { currentEnv } from '../orm/env.js';
 import { QuerySet } from '../orm/queryset.js';

@@ -5,7 +5,7 @@
  * returns ten backup codes — shown this once, stored as Argon2id hashes; `disable` needs a current
  * code or a backup code.
  */
-import { sql } from 'kysely';
+import { sql } from '../db/sql-fragment.js';
 import { BadRequest } from '../errors.js';
 import { currentEnv } from '../orm/env.js';
 import { writeRecords } from '../orm/write/write-records.js';

@@ -9,7 +9,8 @@
  */
 import { hash, randomBytes } from 'node:crypto';
 import { LazyModule } from '../lazy-module.js';
-import { sql, type Kysely } from 'kysely';
+import { sql } from '../db/sql-fragment.js';
+import type { SqlExecutor } from '../db/sql-executor.js';
 import { purposeKey } from '../config/secret.js';
 import { AuthenticationError } from '../errors.js';
 import { currentEnv } from '../orm/env.js';
@@ -152,7 +153,7 @@ export async function verifyAccessToken(token: string, dbName: string, secret: s
  * the session is open and the user active. Every column it decides on must be watched by the
  * credential version's triggers (`credential-version.ts`), which the request guard compares.
  */
-export async function resolveSession(db: Kysely<any>, sessionId: number, uid: number): Promise<RequestState> {
+export async function resolveSession(db: SqlExecutor, sessionId: number, uid: number): Promise<RequestState> {
   const { rows } = await sql<{
     installing: boolean; registry_version: number; security_version: number; credential_version: number; expires_at: string | Date | null;
     user_id: number | null; company_id: number | null; guard: boolean;

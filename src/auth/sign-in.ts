@@ -5,7 +5,7 @@
  * a single-use pending token (5 minutes) is, and `completeSecondFactor` finishes the sign-in.
  */
 import { randomBytes } from 'node:crypto';
-import { sql } from 'kysely';
+import { sql } from '../db/sql-fragment.js';
 import { currentEnv } from '../orm/env.js';
 import { createRecords } from '../orm/write/create-records.js';
 import { writeRecords } from '../orm/write/write-records.js';

@@ -24,7 +24,8 @@
  *    (dropped) loses its marker once the marker is older than a grace period (the marker is
  *    written before the copy starts); a clone that cannot be checked keeps the bytes.
  */
-import { sql, type Kysely } from 'kysely';
+import { sql } from '../db/sql-fragment.js';
+import type { SqlExecutor } from '../db/sql-executor.js';
 import type { TenantDatabase } from '../db/engine.js';
 import { isStorageKey, keyOwner } from './content-address.js';
 import type { FileService } from './file-service.js';
@@ -37,7 +38,7 @@ const CLONES = '.clones/';
 const MARKER_GRACE_MS = 60 * 60 * 1000;
 
 /** Queues `keys` in the current transaction for removal once it commits (rows just deleted). */
-export async function queueRemoval(trx: Kysely<any>, keys: readonly string[]): Promise<void> {
+export async function queueRemoval(trx: SqlExecutor, keys: readonly string[]): Promise<void> {
   if (!keys.length) return;
   await sql`INSERT INTO ${sql.table(REMOVAL_TABLE)} (key, created_date) SELECT k, now() FROM unnest(${[...keys]}::text[]) AS k`.execute(trx);
 }

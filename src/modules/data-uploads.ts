@@ -7,7 +7,7 @@
  * record's field. Uploads that do not declare their `mimetype` are left to that path, which
  * guesses it from the name.
  */
-import { sql } from 'kysely';
+import { sql } from '../db/sql-fragment.js';
 import { storeContents } from '../files/stored-contents.js';
 import { currentEnv, withEnv } from '../orm/env.js';
 import { runSql } from '../orm/execute-sql.js';

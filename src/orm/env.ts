@@ -5,7 +5,7 @@
  * caller's database and transaction.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Kysely } from 'kysely';
+import type { SqlExecutor } from '../db/sql-executor.js';
 import type { AccessProfile } from '../access/access-profile.js';
 import type { RequestGuard } from '../auth/request-guard.js';
 import type { TenantDatabase } from '../db/engine.js';
@@ -23,7 +23,7 @@ export interface Env {
   readonly db: TenantDatabase;
   readonly registry: Registry;
   /** The open transaction every statement of this unit of work runs in. */
-  readonly trx: Kysely<any>;
+  readonly trx: SqlExecutor;
   /** The acting user (`User` id), or null for the platform itself (install, CLI). */
   readonly uid: number | null;
   readonly companyId: number | null;
@@ -78,7 +78,7 @@ export function withEnv<T>(changes: Partial<Env>, fn: () => Promise<T>): Promise
 export function makeEnv(
   db: TenantDatabase,
   registry: Registry,
-  trx: Kysely<any>,
+  trx: SqlExecutor,
   options: TransactionOptions,
   afterCommit: (() => unknown)[] = [],
 ): Env {

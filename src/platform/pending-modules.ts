@@ -5,7 +5,7 @@
  * the marks it applied. A failed install leaves its marks, so the next start tries again and the
  * screen still shows them. The command line's `--init` / `--update` clear the marks they satisfy too.
  */
-import { sql } from 'kysely';
+import { sql } from '../db/sql-fragment.js';
 import type { InstallResult } from '../modules/installer.js';
 import { QuerySet } from '../orm/queryset.js';
 import { currentEnv } from '../orm/env.js';

@@ -5,7 +5,7 @@
  * the savepoint is released, so a failed attempt leaves none behind either — nor any record
  * change it reported for record-changed pings (`orm/record-changes.ts`).
  */
-import { sql } from 'kysely';
+import { sql } from '../../db/sql-fragment.js';
 import { FieldForgeError } from '../../errors.js';
 import { currentEnv, withEnv } from '../../orm/env.js';
 import { flushAssignments } from '../../orm/flush-assignments.js';

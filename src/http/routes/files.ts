@@ -9,7 +9,7 @@
  * is 403.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { sql } from 'kysely';
+import { sql } from '../../db/sql-fragment.js';
 import { AccessError, AuthenticationError, BadRequest, NotFound } from '../../errors.js';
 import { assertValidDatabaseName } from '../../db/database-name.js';
 import { assertRight } from '../../access/record-access.js';
