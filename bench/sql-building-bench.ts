@@ -10,13 +10,16 @@
  * Shapes: (fetch) one ProjectTask with `name, tags.name` (a to-many json_agg sub-select), (list)
  * 50 tasks of a stage by deadline with `stage.name, assignee.name` (two ManyToOne joins, one under
  * company isolation) + filter + order + limit, (create) one task's INSERT … RETURNING with its link
- * check. Prints figures and ratios; never fails.
+ * check, (session) a request's credential look-up (`auth/sessions.ts`: one small statement with a
+ * nested fragment, the kind the platform's own code sends — built with Kysely's `sql` until issue 26
+ * made the fragment tag the only one). Prints figures and ratios; never fails.
  */
 import {
   Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql as kyselySql,
   type CompiledQuery, type DatabaseConnection, type Driver, type QueryResult,
 } from 'kysely';
 import type { AccessProfile, Permission } from '../src/access/access-profile.js';
+import { resolveSession } from '../src/auth/sessions.js';
 import { sql as fragmentSql, type SqlFragment } from '../src/db/sql-fragment.js';
 import { buildRegistry } from '../src/modules/installer.js';
 import { BUILTIN_MODULES_DIR, ModuleCatalog } from '../src/modules/module-catalog.js';
@@ -141,6 +144,16 @@ function createShape(sql: any, values: unknown[], companyIds: number[]) {
       RETURNING ${returning}${sql``}${links}`;
 }
 
+function sessionShape(sql: any, sessionId: number, uid: number) {
+  const guard = sql`(to_regprocedure('ff_request_guard(integer,integer,integer,timestamptz)') IS NOT NULL)`;
+  return sql`SELECT s.installing, s.registry_version, s.security_version, s.credential_version, a.expires_at,
+      u.id AS user_id, u.company_id, ${guard} AS guard
+    FROM ff_state s
+    LEFT JOIN auth_session a ON a.id = ${sessionId} AND a.user_id = ${uid} AND a.revoked_at IS NULL AND a.expires_at > now()
+    LEFT JOIN "user" u ON u.id = a.user_id AND u.active IS TRUE
+    WHERE s.id = 1`;
+}
+
 // --- the ORM's own statements, for the check and the end-to-end figures ------------------------------
 const registry = await buildRegistry(await ModuleCatalog.scan([BUILTIN_MODULES_DIR]), ['project']);
 const everything = new Set<Permission>(['read', 'write', 'create', 'delete']);
@@ -152,10 +165,11 @@ const access: AccessProfile = {
 const env = makeEnv({} as never, registry, kysely, { uid: 2, companyId: 1, companyIds: [1], access });
 const task = registry.meta('ProjectTask');
 const createVals = { name: 'Benchmark task', project: 1, stage: 1, assignee: 1, deadline: '2026-06-30' };
-const orm: Record<'fetch' | 'list' | 'create', () => Promise<unknown>> = {
+const orm: Record<'fetch' | 'list' | 'create' | 'session', () => Promise<unknown>> = {
   fetch: () => new QuerySet(task).public_only().with_archived().filter({ id: 42 }).read(['name', 'tags.name']),
   list: () => new QuerySet(task).public_only().filter('Q(stage=3)').order_by('deadline ASC').limit(50).offset(0).read(['name', 'deadline', 'stage.name', 'assignee.name']),
   create: () => task.cls.create(createVals),
+  session: () => resolveSession(kysely, 42, 2),
 };
 // The INSERT answers one row whose link check passes; a create reads nothing else back here.
 answer = (q) => (q.sql.startsWith('INSERT') ? [{ id: 7, __link_assignee: true }] : []);
@@ -172,6 +186,7 @@ const shapes = {
   fetch: (kit: Kit) => fetchShape(kit.sql, 42),
   list: (kit: Kit) => listShape(kit.sql, 3, [1]),
   create: (kit: Kit, values: unknown[]) => createShape(kit.sql, values, [1]),
+  session: (kit: Kit) => sessionShape(kit.sql, 42, 2),
 };
 
 console.log('Building + compiling the SQL of one statement (no database), µs per statement:\n');
@@ -202,7 +217,7 @@ const timeAsync = async (fn: () => Promise<unknown>, n: number): Promise<number>
 const pad = (s: string, n: number) => s.padEnd(n);
 const us = (v: number) => `${v.toFixed(1).padStart(6)} µs`;
 
-for (const name of ['fetch', 'list', 'create'] as const) {
+for (const name of ['fetch', 'list', 'create', 'session'] as const) {
   const real = await ormStatement(orm[name]);
   const values = name === 'create' ? [...real.parameters.slice(0, -1)] : [];
   const build = (kit: Kit) => kit.compile(name === 'create' ? shapes.create(kit, values) : shapes[name](kit));
@@ -216,5 +231,5 @@ for (const name of ['fetch', 'list', 'create'] as const) {
     + `(${Math.round(100 * (1 - fragmentUs! / kyselyUs!))} % saved)   same text+params as the ORM: ${same.map((s) => (s ? 'yes' : 'NO')).join('/')}`
     + `   | ORM path end to end ${us(ormUs)}`);
 }
-console.log(`\n(${iterations} builds each, median of ${ROUNDS} rounds; "ORM path end to end" = QuerySet.read / create on an instant driver, with whatever the ORM builds SQL with now)`);
+console.log(`\n(${iterations} builds each, median of ${ROUNDS} rounds; "ORM path end to end" = QuerySet.read / create / resolveSession on an instant driver, with whatever src/ builds SQL with now)`);
 await kysely.destroy();

@@ -5,7 +5,8 @@
  * apply to it, parsed. The ORM compiles the rules into the SQL of each statement (select-plan.ts),
  * so enforcing them costs no statement of its own.
  */
-import { sql, type Kysely } from 'kysely';
+import { sql } from '../db/sql-fragment.js';
+import type { SqlExecutor } from '../db/sql-executor.js';
 import type { ManyToManyField } from '../orm/fields/relational-fields.js';
 import type { FilterNode } from '../orm/query/filter-ast.js';
 import { parseFilter } from '../orm/query/filter-parser.js';
@@ -45,7 +46,7 @@ function joinTable(registry: Registry, model: string, field: string) {
 }
 
 /** Loads the profile in two statements (groups and companies; rights and rules). */
-export async function loadAccessProfile(db: Kysely<any>, registry: Registry, subject: ProfileSubject): Promise<AccessProfile> {
+export async function loadAccessProfile(db: SqlExecutor, registry: Registry, subject: ProfileSubject): Promise<AccessProfile> {
   const userGroups = joinTable(registry, 'User', 'groups');
   const accountGroups = joinTable(registry, 'ServiceAccount', 'groups');
   const userCompanies = joinTable(registry, 'User', 'companies');

@@ -5,7 +5,7 @@
  * first statement, so a change holds from the very next request on every worker. Moved by
  * statement-level triggers (`db/counter-triggers.ts`).
  */
-import type { Kysely } from 'kysely';
+import type { SqlExecutor } from '../db/sql-executor.js';
 import type { ManyToManyField } from '../orm/fields/relational-fields.js';
 import type { Registry } from '../orm/registry.js';
 import { planCounterTriggers, type Counter, type TriggerPlan } from '../db/counter-triggers.js';
@@ -31,6 +31,6 @@ function securityVersion(registry: Registry): Counter {
 }
 
 /** The security version's triggers, planned by the installer with the schema (see `planCounterTriggers`). */
-export function planSecurityTriggers(db: Kysely<any>, registry: Registry, created: ReadonlySet<string>): Promise<TriggerPlan> {
+export function planSecurityTriggers(db: SqlExecutor, registry: Registry, created: ReadonlySet<string>): Promise<TriggerPlan> {
   return planCounterTriggers(db, securityVersion(registry), created);
 }

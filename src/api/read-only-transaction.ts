@@ -10,7 +10,7 @@
  * after-commit job, no assignment, no record change — and nothing is reported for record-changed
  * pings (no change feed): what it seemed to write never happened.
  */
-import { sql } from 'kysely';
+import { sql } from '../db/sql-fragment.js';
 import { currentEnv, withEnv } from '../orm/env.js';
 
 export async function readOnlyTransaction<T>(fn: () => Promise<T>): Promise<T> {

@@ -23,7 +23,8 @@
 import { createHmac, randomInt } from 'node:crypto';
 import { createChallenge, verifySolution, type Challenge, type ChallengeParameters, type Solution } from 'altcha-lib';
 import { deriveKey } from 'altcha-lib/algorithms/pbkdf2';
-import { sql, type Kysely } from 'kysely';
+import { sql } from '../db/sql-fragment.js';
+import type { SqlExecutor } from '../db/sql-executor.js';
 
 export const HUMAN_VERIFICATION_FAILED = 'Human verification failed.';
 
@@ -91,7 +92,7 @@ export async function createAltchaChallenge(
  * are random and signed) and the challenge's expiry. Run it outside a transaction. Two workers
  * creating it at the same moment can collide in the catalog, and that is harmless.
  */
-export async function ensureAltchaStore(db: Kysely<any>): Promise<void> {
+export async function ensureAltchaStore(db: SqlExecutor): Promise<void> {
   // The catalog first: CREATE INDEX IF NOT EXISTS takes a SHARE lock on the table (blocking
   // sign-ins until an install commits) even when the index exists.
   const { rows: [present] } = await sql<{ table: boolean; index: boolean }>`
@@ -122,7 +123,7 @@ async function ignoringConcurrentCreate(statement: Promise<unknown>): Promise<vo
  * malformed, forged, expired, wrong, replayed or other database's payload gives false, never an
  * error. Database failures (no `ff_altcha_spent`, connection lost) are internal errors and do throw.
  */
-export async function verifyAltcha(db: Kysely<any>, secret: string, payload: unknown, database: string): Promise<boolean> {
+export async function verifyAltcha(db: SqlExecutor, secret: string, payload: unknown, database: string): Promise<boolean> {
   const secrets = signingSecrets(secret);
   const parsed = parsePayload(payload);
   // Compared before the HMACs, which then prove the name is the one this server signed.
@@ -177,7 +178,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * checks freshness here, so a worker whose clock lags cannot accept a challenge the purge already
  * considers expired.
  */
-async function spend(db: Kysely<any>, signature: string, expiresAt: number): Promise<boolean> {
+async function spend(db: SqlExecutor, signature: string, expiresAt: number): Promise<boolean> {
   const { rows } = await sql<{ spent: number }>`
     INSERT INTO ff_altcha_spent (signature, expires_at)
     SELECT ${signature}::text, to_timestamp(${expiresAt}::double precision)
@@ -188,16 +189,16 @@ async function spend(db: Kysely<any>, signature: string, expiresAt: number): Pro
 }
 
 /** Deletes spent solutions whose challenges have expired and returns how many were deleted. */
-export async function purgeSpentAltchas(db: Kysely<any>): Promise<number> {
+export async function purgeSpentAltchas(db: SqlExecutor): Promise<number> {
   const result = await sql`DELETE FROM ff_altcha_spent WHERE expires_at <= now()`.execute(db);
   return Number(result.numAffectedRows ?? 0);
 }
 
 /** When each database handle was last purged (per worker). */
-const lastPurge = new WeakMap<Kysely<any>, number>();
+const lastPurge = new WeakMap<SqlExecutor, number>();
 
 /** Purges at most once per interval per handle, so the table holds about one expiry window of sign-ins. */
-async function purgeOccasionally(db: Kysely<any>): Promise<void> {
+async function purgeOccasionally(db: SqlExecutor): Promise<void> {
   const now = Date.now();
   if (now - (lastPurge.get(db) ?? 0) < PURGE_INTERVAL_MS) return;
   lastPurge.set(db, now);

@@ -8,7 +8,7 @@
  * revoked or expired one — and every cookie it already issued — is refused at once.
  */
 import { hash, randomBytes } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import type { SqlExecutor } from '../db/sql-executor.js';
 import { assertRight } from '../access/record-access.js';
 import { assertRecordsAllowed } from '../access/record-checks.js';
 import { sqlState } from '../db/database-errors.js';
@@ -122,7 +122,7 @@ export interface ValidShare {
  * One statement, outside any unit of work (the docs routes have no principal); it also stamps
  * `last_used_at`, at most once a minute. A database whose core predates shares has none.
  */
-export async function resolveApiDocsShare(db: Kysely<any>, token: string): Promise<ValidShare | null> {
+export async function resolveApiDocsShare(db: SqlExecutor, token: string): Promise<ValidShare | null> {
   if (!isShareTokenShaped(token)) return null;
   const hash = hashShareToken(token);
   try {

@@ -9,7 +9,7 @@
  * revoked, expired or deactivated key is refused on the very next request, on every worker.
  */
 import { hash, randomBytes } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import type { SqlExecutor } from '../db/sql-executor.js';
 import { PERMISSIONS, type Permission } from '../access/access-profile.js';
 import { assertRight } from '../access/record-access.js';
 import { assertRecordsAllowed } from '../access/record-checks.js';
@@ -275,7 +275,7 @@ export const LAST_USED_RESOLUTION_SECONDS = 60;
  * that often, see `CredentialCache`). Every column it decides on must be watched by the credential
  * version's triggers (`credential-version.ts`), which the request guard compares.
  */
-export async function resolveApiKey(db: Kysely<any>, keyHash: string | null): Promise<RequestState> {
+export async function resolveApiKey(db: SqlExecutor, keyHash: string | null): Promise<RequestState> {
   const row = await apiKeyState(db, keyHash ?? '', LAST_USED_RESOLUTION_SECONDS, guardsInstalled());
   const principal = row && row.user_id !== null && row.account_id !== null
     ? { uid: row.user_id, companyId: row.company_id, serviceAccountId: row.account_id }

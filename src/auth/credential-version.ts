@@ -9,7 +9,7 @@
  * transaction as the change. A new key or session moves nothing (no worker remembers it yet), nor
  * does `last_used_at`. Moved by statement-level triggers (`db/counter-triggers.ts`).
  */
-import type { Kysely } from 'kysely';
+import type { SqlExecutor } from '../db/sql-executor.js';
 import type { Registry } from '../orm/registry.js';
 import { planCounterTriggers, type Counter, type TriggerPlan } from '../db/counter-triggers.js';
 
@@ -28,6 +28,6 @@ function credentialVersion(registry: Registry): Counter {
 }
 
 /** The credential version's triggers, planned by the installer with the schema (see `planCounterTriggers`). */
-export function planCredentialTriggers(db: Kysely<any>, registry: Registry, created: ReadonlySet<string>): Promise<TriggerPlan> {
+export function planCredentialTriggers(db: SqlExecutor, registry: Registry, created: ReadonlySet<string>): Promise<TriggerPlan> {
   return planCounterTriggers(db, credentialVersion(registry), created);
 }

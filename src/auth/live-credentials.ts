@@ -4,8 +4,8 @@
  * deactivated user closes its sockets, CONTRACTS C4), one query per database whatever the number
  * of sockets. The conditions must stay those of `resolveSession` and `resolveApiKey`.
  */
-import type { Kysely } from 'kysely';
 import { liveCredentialRows } from '../orm/system/credential-store.js';
+import type { SqlExecutor } from '../db/sql-executor.js';
 
 export interface LiveCredentials {
   /** The sessions of the question that are open, with their user active. */
@@ -14,7 +14,7 @@ export interface LiveCredentials {
   keyHashes: Set<string>;
 }
 
-export async function liveCredentials(db: Kysely<any>, sessionIds: readonly number[], keyHashes: readonly string[]): Promise<LiveCredentials> {
+export async function liveCredentials(db: SqlExecutor, sessionIds: readonly number[], keyHashes: readonly string[]): Promise<LiveCredentials> {
   const live: LiveCredentials = { sessions: new Set(), keyHashes: new Set() };
   for (const r of await liveCredentialRows(db, sessionIds, keyHashes)) {
     if (r.session_id !== null) live.sessions.add(Number(r.session_id));

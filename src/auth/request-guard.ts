@@ -17,7 +17,7 @@
  * with the guard still pending (no statement, only empty results, or a failure) runs it before its
  * answer leaves — see `runGuarded`, `runSql` and `settleGuard` in `orm/execute-sql.ts`.
  */
-import type { Kysely } from 'kysely';
+import type { SqlExecutor } from '../db/sql-executor.js';
 import { sql, type SqlFragment } from '../db/sql-fragment.js';
 import { dropFunctionIfPresent, ensureFunctions, type SqlFunction } from '../db/sql-functions.js';
 import type { RequestGuardPort } from '../orm/ports.js';
@@ -103,7 +103,7 @@ const EARLIER_GUARDS = [
  * (`db/sql-functions.ts`). Earlier guards are dropped: a worker of an older version finds none
  * of its own any more and resolves every request in full.
  */
-export async function installRequestGuard(db: Kysely<any>): Promise<void> {
+export async function installRequestGuard(db: SqlExecutor): Promise<void> {
   for (const signature of EARLIER_GUARDS) await dropFunctionIfPresent(db, signature);
   await ensureFunctions(db, [GUARD_FUNCTION]);
 }

@@ -9,7 +9,7 @@
  */
 import { hash, randomBytes } from 'node:crypto';
 import { LazyModule } from '../lazy-module.js';
-import type { Kysely } from 'kysely';
+import type { SqlExecutor } from '../db/sql-executor.js';
 import { purposeKey } from '../config/secret.js';
 import { AuthenticationError } from '../errors.js';
 import { currentEnv } from '../orm/env.js';
@@ -144,7 +144,7 @@ export async function verifyAccessToken(token: string, dbName: string, secret: s
  * the session is open and the user active. Every column it decides on must be watched by the
  * credential version's triggers (`credential-version.ts`), which the request guard compares.
  */
-export async function resolveSession(db: Kysely<any>, sessionId: number, uid: number): Promise<RequestState> {
+export async function resolveSession(db: SqlExecutor, sessionId: number, uid: number): Promise<RequestState> {
   const row = await sessionState(db, sessionId, uid, guardsInstalled());
   return requestState(row, row && row.user_id !== null ? { uid: row.user_id, companyId: row.company_id, serviceAccountId: null, sessionId } : null);
 }

@@ -6,7 +6,8 @@
  * every worker. Triggers, not ORM code, move them, so no write path (raw SQL, data files, a future
  * endpoint) can forget to.
  */
-import { sql, type Kysely } from 'kysely';
+import { sql } from './sql-fragment.js';
+import type { SqlExecutor } from './sql-executor.js';
 import { ensureFunctions, type SqlFunction } from './sql-functions.js';
 import type { TableLockMode } from './table-locks.js';
 
@@ -66,7 +67,7 @@ function eventsOf(w: WatchedTable): { type: number; columns: string[] } {
  * Planned by the installer with the schema, applied once the tables exist (the counter's column is
  * `ensurePlatformState`'s); `created` are the tables the schema plan creates, which need no lock.
  */
-export async function planCounterTriggers(db: Kysely<any>, counter: Counter, created: ReadonlySet<string>): Promise<TriggerPlan> {
+export async function planCounterTriggers(db: SqlExecutor, counter: Counter, created: ReadonlySet<string>): Promise<TriggerPlan> {
   const bump = bumpFunction(counter);
   const { rows } = await sql<{ table: string; type: number; enabled: string; calls_bump: boolean; columns: string[] }>`
     SELECT c.relname AS table, t.tgtype::int AS type, t.tgenabled::text AS enabled,

@@ -4,7 +4,7 @@
  * (`pglite-engine.ts`, one data directory per FieldForge database) — and they speak the same SQL,
  * so everything above this file is engine-agnostic.
  */
-import type { Kysely } from 'kysely';
+import type { SqlExecutor } from './sql-executor.js';
 
 /** Called once for every SQL statement a database executes (used by query-budget tests). */
 export type StatementListener = (sql: string) => void;
@@ -16,12 +16,12 @@ export type DatabaseGoneListener = (name: string) => void;
 export interface TenantDatabase {
   readonly name: string;
   /** Executes through the pool; use `transaction` for a unit of work. */
-  readonly kysely: Kysely<any>;
+  readonly kysely: SqlExecutor;
   /**
    * Runs `fn` in one transaction: committed when it resolves, rolled back when it throws (Kysely's
    * `transaction().execute`; on PostgreSQL without Kysely's executor, `direct-statements.ts`).
    */
-  transaction<T>(fn: (trx: Kysely<any>) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (trx: SqlExecutor) => Promise<T>): Promise<T>;
   /** Number of SQL statements executed through this handle since it was opened. */
   readonly statementCount: number;
   /** Subscribes to executed statements; returns the unsubscribe function. */

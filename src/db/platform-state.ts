@@ -3,7 +3,8 @@
  * installed/upgraded (so every worker answers 503, not only the one doing it) and the registry
  * version (bumped by every install/upgrade, so other workers rebuild their registry).
  */
-import { sql, type Kysely } from 'kysely';
+import { sql } from './sql-fragment.js';
+import type { SqlExecutor } from './sql-executor.js';
 
 export interface PlatformState {
   installing: boolean;
@@ -16,7 +17,7 @@ export interface PlatformState {
  * table every request reads even when the column exists, which would queue all traffic behind any
  * transaction still reading it, at every install.
  */
-export async function ensurePlatformState(db: Kysely<any>): Promise<void> {
+export async function ensurePlatformState(db: SqlExecutor): Promise<void> {
   const { rows: [present] } = await sql<{ table: boolean; security_version: boolean; credential_version: boolean }>`
     SELECT to_regclass('public.ff_state') IS NOT NULL AS table,
       EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('public.ff_state') AND attname = 'security_version' AND NOT attisdropped) AS security_version,
@@ -40,23 +41,23 @@ export async function ensurePlatformState(db: Kysely<any>): Promise<void> {
   if (!rows.length) await sql`INSERT INTO ff_state (id) VALUES (1) ON CONFLICT (id) DO NOTHING`.execute(db);
 }
 
-export async function readPlatformState(db: Kysely<any>): Promise<PlatformState> {
+export async function readPlatformState(db: SqlExecutor): Promise<PlatformState> {
   const { rows } = await sql<{ installing: boolean; registry_version: number }>`
     SELECT installing, registry_version FROM ff_state WHERE id = 1`.execute(db);
   return { installing: rows[0]?.installing ?? false, registryVersion: rows[0]?.registry_version ?? 0 };
 }
 
 /** Committed on its own (outside the install transaction) so other workers see it at once. */
-export async function setInstalling(db: Kysely<any>, installing: boolean): Promise<void> {
+export async function setInstalling(db: SqlExecutor, installing: boolean): Promise<void> {
   await sql`UPDATE ff_state SET installing = ${installing}, installing_since = ${installing ? sql`now()` : null} WHERE id = 1`.execute(db);
 }
 
-export async function bumpRegistryVersion(db: Kysely<any>): Promise<void> {
+export async function bumpRegistryVersion(db: SqlExecutor): Promise<void> {
   await sql`UPDATE ff_state SET registry_version = registry_version + 1 WHERE id = 1`.execute(db);
 }
 
 /** Module identifiers recorded as installed (empty before core is installed). */
-export async function installedModules(db: Kysely<any>): Promise<string[]> {
+export async function installedModules(db: SqlExecutor): Promise<string[]> {
   const { rows: exists } = await sql<{ t: string | null }>`SELECT to_regclass('public.module')::text AS t`.execute(db);
   if (!exists[0]?.t) return [];
   const { rows } = await sql<{ identifier: string }>`SELECT identifier FROM module WHERE state = 'installed'`.execute(db);
@@ -74,7 +75,7 @@ export const INSTALL_LOCK = 7201984;
  * Clears an `installing` flag left by an installer that died (its advisory lock is gone with its
  * session). Returns true when a stale flag was cleared.
  */
-export async function clearStaleInstallFlag(db: Kysely<any>): Promise<boolean> {
+export async function clearStaleInstallFlag(db: SqlExecutor): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     const { rows } = await sql<{ free: boolean }>`SELECT pg_try_advisory_xact_lock(${INSTALL_LOCK}) AS free`.execute(trx);
     if (!rows[0]?.free) return false;

@@ -7,12 +7,17 @@
  * `sql.raw`, `sql.lit`, `sql.ref`) and quotes exactly as its PostgreSQL compiler does, so a
  * statement's text is the same whichever built it.
  *
+ * This is THE way to build SQL in FieldForge (issue 26): `src/` and modules use this tag only —
+ * module authors get it as `import { sql } from 'fieldforge'` — and Kysely is left to the engines.
  * Values are only ever bind parameters; text comes from the template, from identifiers (quoted)
- * and from `raw` (trusted text only). A fragment also works inside Kysely's `sql` and query
- * builders (`toOperationNode`), and runs on a Kysely instance or transaction (`execute`).
+ * and from `raw` (trusted text only). Interpolating what cannot be a bind value (a Kysely
+ * expression, a function, a promise, a symbol, a Map or Set) throws a `TypeError` naming it, where
+ * it would otherwise be sent as text such as `{}`. A fragment runs on any `SqlExecutor` (`execute`);
+ * it also still works inside Kysely's own `sql` and builders (`toOperationNode`), for the engines.
  */
-import { CompiledQuery, RawNode, ValueNode, type OperationNode, type QueryExecutorProvider, type QueryResult } from 'kysely';
+import { CompiledQuery, RawNode, ValueNode, type OperationNode, type QueryResult } from 'kysely';
 import { directRunner, type StatementOptions } from './direct-statements.js';
+import type { SqlExecutor } from './sql-executor.js';
 
 const NO_VALUES: readonly unknown[] = Object.freeze([]);
 
@@ -50,11 +55,11 @@ export class SqlFragment<T = unknown> {
   }
 
   /**
-   * Runs on a Kysely instance or transaction, as `RawBuilder.execute` would (same rows, same log):
-   * straight to its connections when it has a direct runner (`direct-statements.ts`), else through
-   * Kysely's executor.
+   * Runs on the pool, a connection or a transaction, as Kysely's `RawBuilder.execute` would (same
+   * rows, same log): straight to its connections when it has a direct runner
+   * (`direct-statements.ts`), else through the engine's Kysely executor.
    */
-  execute(db: QueryExecutorProvider, options?: StatementOptions): Promise<QueryResult<T>> {
+  execute(db: SqlExecutor, options?: StatementOptions): Promise<QueryResult<T>> {
     const runner = directRunner(db);
     if (runner) return runner.run<T>(this.text, this.values, options);
     return db.getExecutor().executeQuery<T>(this.compile() as CompiledQuery<T>);
@@ -87,7 +92,7 @@ function template<T = unknown>(strings: TemplateStringsArray | readonly string[]
       last = outStrings.length - 1;
       outStrings[last] += strings[i + 1]!;
     } else {
-      outValues.push(bindable(arg));
+      outValues.push(typeof arg === 'object' || typeof arg === 'function' || typeof arg === 'symbol' ? bindable(arg, strings, i) : arg);
       outStrings.push(strings[i + 1]!);
       last++;
     }
@@ -96,14 +101,31 @@ function template<T = unknown>(strings: TemplateStringsArray | readonly string[]
 }
 
 /**
- * A bind value as is. A Kysely expression (RawBuilder, query builder) or a function is refused:
- * as a value it would be sent as JSON text, never as SQL; convert it on purpose instead.
+ * An object, function or symbol as a bind value, or a `TypeError` saying what it is and where: pg
+ * would send a Kysely expression or a Map as JSON text (`{}`), a promise as `{}`, a function or a
+ * symbol as its source text — never as SQL, and never what was meant.
  */
-function bindable(value: unknown): unknown {
-  if (typeof value === 'function' || (typeof value === 'object' && value !== null && typeof (value as { toOperationNode?: unknown }).toOperationNode === 'function')) {
-    throw new TypeError('A Kysely expression cannot be interpolated into a SqlFragment; build it with the fragment sql tag');
+function bindable(value: unknown, strings: readonly string[], index: number): unknown {
+  const refused = refusal(value);
+  if (refused === null) return value;
+  const before = strings[index]!.slice(-40).replace(/\s+/g, ' ');
+  throw new TypeError(`sql: value ${index + 1} (after "${before}") is ${refused}, which cannot be a bind parameter`);
+}
+
+function refusal(value: unknown): string | null {
+  if (typeof value === 'function') return 'a function (call it first)';
+  if (typeof value === 'symbol') return 'a symbol';
+  if (value === null || Array.isArray(value)) return null;
+  const object = value as { toOperationNode?: unknown; then?: unknown };
+  if (typeof object.toOperationNode === 'function') {
+    // A fragment of this module was spliced before it got here: this one comes from another copy of it.
+    return (value as object).constructor?.name === 'SqlFragment'
+      ? 'a fragment of another copy of src/db/sql-fragment.ts (fieldforge loaded twice)'
+      : 'a Kysely expression (build it with the sql tag of src/db, `fieldforge`\'s `sql`)';
   }
-  return value;
+  if (typeof object.then === 'function') return 'a promise (a missing await?)';
+  if (value instanceof Map || value instanceof Set) return `a ${value instanceof Map ? 'Map' : 'Set'} (it would be sent as {})`;
+  return null;
 }
 
 /** `"name"` with embedded quotes doubled, as Kysely's PostgreSQL compiler does. */

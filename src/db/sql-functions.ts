@@ -4,7 +4,8 @@
  * rewrite the function's catalog row while every request calls it, and an install must change
  * nothing it does not need to: the catalog (`pg_proc`) is compared first, one query for all of them.
  */
-import { sql, type Kysely } from 'kysely';
+import { sql } from './sql-fragment.js';
+import type { SqlExecutor } from './sql-executor.js';
 
 export interface SqlFunction {
   name: string;
@@ -22,7 +23,7 @@ const VOLATILITY_CODE = { IMMUTABLE: 'i', STABLE: 's', VOLATILE: 'v' } as const;
 const PARALLEL_CODE = { SAFE: 's', RESTRICTED: 'r', UNSAFE: 'u' } as const;
 
 /** Creates or replaces each function whose catalog entry is missing or differs; returns the names it (re)created. */
-export async function ensureFunctions(db: Kysely<any>, functions: readonly SqlFunction[]): Promise<string[]> {
+export async function ensureFunctions(db: SqlExecutor, functions: readonly SqlFunction[]): Promise<string[]> {
   const { rows } = await sql<{ name: string; args: string; returns: string; volatility: string; parallel: string; language: string; body: string }>`
     SELECT p.proname AS name, pg_get_function_arguments(p.oid) AS args, pg_get_function_result(p.oid) AS returns,
       p.provolatile AS volatility, p.proparallel AS parallel, l.lanname AS language, p.prosrc AS body
@@ -43,7 +44,7 @@ export async function ensureFunctions(db: Kysely<any>, functions: readonly SqlFu
 }
 
 /** Drops a function of an older signature (`name(text, integer)`) if the database still has it. */
-export async function dropFunctionIfPresent(db: Kysely<any>, signature: string): Promise<void> {
+export async function dropFunctionIfPresent(db: SqlExecutor, signature: string): Promise<void> {
   const { rows } = await sql<{ present: boolean }>`SELECT to_regprocedure(${signature}) IS NOT NULL AS present`.execute(db);
   if (rows[0]?.present) await sql.raw(`DROP FUNCTION ${signature}`).execute(db);
 }

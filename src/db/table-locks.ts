@@ -14,7 +14,8 @@
  * request's table. What no order can rule out (two statements joining the same tables in
  * opposite orders) the installer's short lock timeout and retry settle.
  */
-import { sql, type Kysely } from 'kysely';
+import { sql } from './sql-fragment.js';
+import type { SqlExecutor } from './sql-executor.js';
 
 /** The modes an install needs: ACCESS EXCLUSIVE to alter a table, SHARE ROW EXCLUSIVE to reference it from a new key or add a trigger. */
 export type TableLockMode = 'ACCESS EXCLUSIVE' | 'SHARE ROW EXCLUSIVE';
@@ -42,7 +43,7 @@ export function lockOrder(locks: ReadonlyMap<string, TableLockMode>, last: reado
 }
 
 /** Takes every lock of `locks` in `lockOrder`; nothing at all when `locks` is empty. */
-export async function lockTables(db: Kysely<any>, locks: ReadonlyMap<string, TableLockMode>, last: readonly string[]): Promise<void> {
+export async function lockTables(db: SqlExecutor, locks: ReadonlyMap<string, TableLockMode>, last: readonly string[]): Promise<void> {
   for (const table of lockOrder(locks, last)) {
     await sql`LOCK TABLE ${sql.table(table)} IN ${sql.raw(locks.get(table)!)} MODE`.execute(db);
   }

@@ -24,7 +24,7 @@
  *    (dropped) loses its marker once the marker is older than a grace period (the marker is
  *    written before the copy starts); a clone that cannot be checked keeps the bytes.
  */
-import { sql } from 'kysely';
+import { sql } from '../db/sql-fragment.js';
 import type { TenantDatabase } from '../db/engine.js';
 import { keyInUse, keyOwners } from '../orm/system/attachment-store.js';
 import { forgetQueued, queuedKeys } from '../orm/system/removal-queue.js';

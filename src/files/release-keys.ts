@@ -7,7 +7,7 @@
  * the second sees the first's delete and queues it. Inherited keys (another database's prefix, a
  * clone) are never queued: only their owner removes them (file-removal.ts).
  */
-import { sql } from 'kysely';
+import { sql } from '../db/sql-fragment.js';
 import { currentEnv } from '../orm/env.js';
 import { keysStillUsed, storedKeysOf } from '../orm/system/attachment-store.js';
 import { isStorageKey, keyOwner } from './content-address.js';

@@ -5,7 +5,7 @@
  * sweep — with one lock statement for all the keys and one sweep for all the fresh bytes, rather
  * than one of each per file.
  */
-import { sql } from 'kysely';
+import { sql } from '../db/sql-fragment.js';
 import { currentEnv } from '../orm/env.js';
 import { decodeBase64 } from '../orm/base64-content.js';
 import { sha256, storageKey } from './content-address.js';

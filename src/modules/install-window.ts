@@ -21,7 +21,8 @@
  * On PGlite (one connection) the window holds that connection throughout, so requests simply wait
  * for it, as they waited for the install transaction before.
  */
-import { sql, type Kysely } from 'kysely';
+import { sql } from '../db/sql-fragment.js';
+import type { SqlExecutor } from '../db/sql-executor.js';
 import type { TenantDatabase } from '../db/engine.js';
 import { sqlState } from '../db/database-errors.js';
 import { ensurePlatformState, INSTALL_LOCK, setInstalling } from '../db/platform-state.js';
@@ -44,7 +45,7 @@ const ADVISORY_POLL_MS = 200;
 const RETRYABLE = new Set(['55P03', '40P01', '40001']); // lock_not_available, deadlock_detected, serialization_failure
 
 /** Runs `work` in the install window of `db` (see above); `work` may run more than once, each time in a fresh transaction. */
-export async function inInstallWindow<T>(db: TenantDatabase, work: (trx: Kysely<any>) => Promise<T>): Promise<T> {
+export async function inInstallWindow<T>(db: TenantDatabase, work: (trx: SqlExecutor) => Promise<T>): Promise<T> {
   return db.kysely.connection().execute(async (conn) => {
     await takeInstallLock(conn);
     try {
@@ -71,7 +72,7 @@ export async function inInstallWindow<T>(db: TenantDatabase, work: (trx: Kysely<
 }
 
 /** Polls rather than blocks, so the wait for another installer is not cut short by the pool's lock timeout. */
-async function takeInstallLock(conn: Kysely<any>): Promise<void> {
+async function takeInstallLock(conn: SqlExecutor): Promise<void> {
   for (;;) {
     const { rows } = await sql<{ taken: boolean }>`SELECT pg_try_advisory_lock(${INSTALL_LOCK}) AS taken`.execute(conn);
     if (rows[0]?.taken) return;
@@ -84,7 +85,7 @@ async function takeInstallLock(conn: Kysely<any>): Promise<void> {
  * flag was committed (autocommit statements included), or `DRAIN_TIMEOUT_MS` passed. Those
  * transactions passed their credential check before the flag; anything that starts later sees it.
  */
-async function drainInFlight(conn: Kysely<any>): Promise<void> {
+async function drainInFlight(conn: SqlExecutor): Promise<void> {
   const { rows: [mark] } = await sql<{ since: string }>`SELECT clock_timestamp()::text AS since`.execute(conn);
   const deadline = Date.now() + DRAIN_TIMEOUT_MS;
   for (;;) {

@@ -15,7 +15,8 @@
  * are looked up in the catalog first. An upgrade that changes no schema plans nothing and locks
  * nothing.
  */
-import { sql, type Kysely } from 'kysely';
+import { sql } from '../db/sql-fragment.js';
+import type { SqlExecutor } from '../db/sql-executor.js';
 import type { Field } from '../orm/fields/field.js';
 import { FileField, ManyToManyField, ManyToOneField } from '../orm/fields/relational-fields.js';
 import type { ModelMeta } from '../orm/model-meta.js';
@@ -50,7 +51,7 @@ export interface SchemaPlan {
   apply(): Promise<string[]>;
 }
 
-export async function planSchema(db: Kysely<any>, registry: Registry): Promise<SchemaPlan> {
+export async function planSchema(db: SqlExecutor, registry: Registry): Promise<SchemaPlan> {
   const planner = new Planner(db, await readExisting(db));
   for (const meta of registry.models.values()) {
     if (!planner.existing.tables.has(meta.table)) planner.createTable(meta);
@@ -72,7 +73,7 @@ class Planner {
   readonly #steps: (() => Promise<void>)[] = [];
 
   constructor(
-    readonly db: Kysely<any>,
+    readonly db: SqlExecutor,
     readonly existing: Existing,
   ) {}
 
@@ -96,7 +97,7 @@ class Planner {
     });
   }
 
-  #run(query: { execute(db: Kysely<any>): Promise<unknown> }): Promise<unknown> {
+  #run(query: { execute(db: SqlExecutor): Promise<unknown> }): Promise<unknown> {
     return query.execute(this.db);
   }
 
@@ -273,7 +274,7 @@ class Planner {
   }
 }
 
-async function readExisting(db: Kysely<any>): Promise<Existing> {
+async function readExisting(db: SqlExecutor): Promise<Existing> {
   const cols = await sql<{ table_name: string; column_name: string; type: string; is_nullable: string }>`
     SELECT c.table_name, c.column_name, format_type(a.atttypid, a.atttypmod) AS type, c.is_nullable
     FROM information_schema.columns c

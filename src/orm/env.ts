@@ -6,7 +6,7 @@
  * uses the caller's database and transaction.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Kysely } from 'kysely';
+import type { SqlExecutor } from '../db/sql-executor.js';
 import type { AccessProfile } from '../access/access-profile.js';
 import type { TenantDatabase } from '../db/engine.js';
 import { sqlState } from '../db/database-errors.js';
@@ -66,7 +66,7 @@ export function withEnv<T>(changes: Partial<Env>, fn: () => Promise<T>): Promise
 }
 
 /** An environment over `trx` (a transaction, or the pool itself for read-only work), with a unit of work of its own. */
-export function makeEnv(db: TenantDatabase, registry: Registry, trx: Kysely<any>, options: TransactionOptions): Env {
+export function makeEnv(db: TenantDatabase, registry: Registry, trx: SqlExecutor, options: TransactionOptions): Env {
   return {
     db, registry,
     uid: options.uid ?? null,

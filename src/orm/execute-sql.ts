@@ -5,7 +5,6 @@
  * statement runs before a remembered credential is confirmed, except a SELECT that carries the
  * confirmation itself and returns nothing unless it passes.
  */
-import type { RawBuilder } from 'kysely';
 import type { StatementOptions } from '../db/direct-statements.js';
 import { sql, type SqlFragment } from '../db/sql-fragment.js';
 import { sqlState, translateDataError, type ConstraintDescriptions } from '../db/database-errors.js';
@@ -14,8 +13,8 @@ import { ManyToOneField } from './fields/relational-fields.js';
 import type { Registry } from './registry.js';
 import { GUARD_SQLSTATE, StaleCredential } from './stale-credential.js';
 
-/** Runs a statement of model code: a fragment, or Kysely's `sql` (modules' own raw SQL). */
-export async function runSql<R = Record<string, unknown>>(query: SqlFragment<R> | RawBuilder<R>): Promise<R[]> {
+/** Runs a statement of model code (built with the `sql` tag of `db/sql-fragment.ts`). */
+export async function runSql<R = Record<string, unknown>>(query: SqlFragment<R>): Promise<R[]> {
   const env = currentEnv();
   if (env.work.pendingWrites.size) await env.work.flush();
   if (env.ports.guard?.pending) await settleGuard(env);
@@ -69,9 +68,9 @@ export async function settleGuard(env: Env = currentEnv()): Promise<void> {
 /** SQLSTATE of a call to a function that does not exist (the guard dropped by hand). */
 const UNDEFINED_FUNCTION = '42883';
 
-async function execute<R>(env: Env, query: SqlFragment<R> | RawBuilder<R>, guarded = false, options?: StatementOptions): Promise<R[]> {
+async function execute<R>(env: Env, query: SqlFragment<R>, guarded = false, options?: StatementOptions): Promise<R[]> {
   try {
-    const result = await (options ? (query as SqlFragment<R>).execute(env.work.trx, options) : query.execute(env.work.trx));
+    const result = await query.execute(env.work.trx, options);
     return result.rows;
   } catch (err) {
     const code = sqlState(err);

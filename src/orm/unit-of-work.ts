@@ -13,7 +13,7 @@
  * Frames nest strictly (the statements of one transaction are sequential): a savepoint closed
  * while an inner one is still open is a bug, and fails loudly.
  */
-import type { Kysely } from 'kysely';
+import type { SqlExecutor } from '../db/sql-executor.js';
 import { sql } from '../db/sql-fragment.js';
 import { PendingWrites } from './pending-writes.js';
 import { RecordChanges, type RecordChangesMark } from './record-changes.js';
@@ -48,7 +48,7 @@ export class UnitOfWork {
    * @param trx the open transaction every statement runs in, or the pool itself for read-only work
    * @param flush writes queued assignments (injected: the write path is built on the unit of work)
    */
-  constructor(readonly trx: Kysely<any>, flush: AssignmentFlush) {
+  constructor(readonly trx: SqlExecutor, flush: AssignmentFlush) {
     this.#flush = flush;
     this.#frames = [{ jobs: [], pendingWrites: new PendingWrites(), changes: null, name: '' }];
   }
@@ -115,7 +115,7 @@ export class UnitOfWork {
   }
 
   /** A unit of work of its own over transaction `trx` (read-only work started from the pool). */
-  over(trx: Kysely<any>): UnitOfWork {
+  over(trx: SqlExecutor): UnitOfWork {
     return new UnitOfWork(trx, this.#flush);
   }
 

@@ -25,7 +25,7 @@
  * moved past the last one the socket was told of, the socket gets the ping it may have missed.
  */
 import { randomBytes } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import type { SqlExecutor } from '../db/sql-executor.js';
 import type { RawData, WebSocket } from 'ws';
 import { liveCredentials } from '../auth/live-credentials.js';
 import { AuthenticationError } from '../errors.js';
@@ -38,7 +38,7 @@ import { WatchRegistry } from './watch-registry.js';
 
 export interface HubOptions {
   /** A database's connection pool, for the credential re-check. */
-  openDatabase(name: string): Promise<Kysely<any>>;
+  openDatabase(name: string): Promise<SqlExecutor>;
   /** Frames a second per socket before it counts as flooding (`FF_WS_RATE`, 50). */
   framesPerSecond?: number;
   /** Seconds of flooding in a row before the socket is closed with 1008 (`FF_WS_FLOOD_SECONDS`, 3). */

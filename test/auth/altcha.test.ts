@@ -10,6 +10,7 @@ import { deriveKey } from 'altcha-lib/algorithms/pbkdf2';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { SqlExecutor } from '../../src/db/sql-executor.js';
 import { createAltchaChallenge, ensureAltchaStore, purgeSpentAltchas, verifyAltcha } from '../../src/auth/altcha.js';
 import { TEST_DATABASE_URL } from '../support/services.js';
 import { testDatabase, type TestDatabase } from '../support/test-database.js';
@@ -19,7 +20,7 @@ const SECRET = `altcha-test-${randomBytes(8).toString('hex')}`;
 const EASY = { maxNumber: 10 };
 
 let t: TestDatabase;
-let db: Kysely<any>;
+let db: SqlExecutor;
 const extraHandles: Kysely<any>[] = [];
 
 beforeAll(async () => {

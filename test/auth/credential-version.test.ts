@@ -4,7 +4,8 @@
  * cannot end a validity (a new key or session, `last_used_at`, a name) leaves it, so remembered
  * credentials stay remembered.
  */
-import { sql, type Kysely } from 'kysely';
+import type { SqlExecutor } from '../../src/db/sql-executor.js';
+import { sql } from '../../src/db/sql-fragment.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServiceAccountKey } from '../../src/auth/api-keys.js';
 import { openSession } from '../../src/auth/sessions.js';
@@ -12,7 +13,7 @@ import { User } from '../../modules/core/models/user.js';
 import { testDatabase, type TestDatabase } from '../support/test-database.js';
 
 let t: TestDatabase;
-let db: Kysely<any>;
+let db: SqlExecutor;
 let key: { apiKeyId: number; serviceAccountId: number };
 let sessionId: number;
 let userId: number;

@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readPlatformState, setInstalling } from '../../src/db/platform-state.js';
+import { sql } from '../../src/db/sql-fragment.js';
 import { TestRedis } from '../support/redis-server.js';
 import { TEST_DATABASE_URL } from '../support/services.js';
 import { testDatabase, type TestDatabase } from '../support/test-database.js';
@@ -138,7 +139,7 @@ describe('serve with many databases in the cluster', () => {
 
     const db = await marked.platform.database(marked.name);
     expect((await readPlatformState(db.kysely)).installing).toBe(false);
-    const rows = await db.kysely.selectFrom('module').select(['state', 'pending']).where('identifier', '=', 'sales').execute();
+    const { rows } = await sql`SELECT state, pending FROM module WHERE identifier = ${'sales'}`.execute(db.kysely);
     expect(rows).toEqual([{ state: 'installed', pending: null }]);
   }, 120_000);
 

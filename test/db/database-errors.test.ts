@@ -149,7 +149,7 @@ describe('PostgreSQL server', () => {
   beforeAll(async () => {
     engine = new PostgresEngine({ url: TEST_DATABASE_URL });
     await engine.create(name);
-    db = (await engine.open(name)).kysely;
+    db = (await engine.open(name)).kysely as Kysely<any>; // the engine's Kysely (setIsolationLevel below)
     await sql.raw(SCHEMA).execute(db);
   });
   afterAll(async () => {

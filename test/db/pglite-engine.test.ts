@@ -6,8 +6,9 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TenantDatabase } from '../../src/db/engine.js';
 import { PgliteEngine } from '../../src/db/pglite-engine.js';
 import { BadRequest, DatabaseBusy, DatabaseNotFound, ValidationError } from '../../src/errors.js';
 
@@ -23,6 +24,9 @@ const fileExists = (file: string) =>
     () => true,
     () => false,
   );
+
+/** The engine's handle as the Kysely instance it is inside src/db, for its query builder (engine internals under test). */
+const builder = (db: TenantDatabase) => db.kysely as Kysely<any>;
 
 async function timed<T>(label: string, fn: () => Promise<T>): Promise<T> {
   const start = performance.now();
@@ -93,7 +97,7 @@ describe('PgliteEngine', () => {
     const seen: string[] = [];
     const unsubscribe = db.onStatement((s) => seen.push(s));
     await sql`CREATE TABLE items (id int PRIMARY KEY)`.execute(db.kysely);
-    await db.kysely.transaction().execute((trx) => trx.insertInto('items').values([{ id: 1 }, { id: 2 }]).execute());
+    await builder(db).transaction().execute((trx) => trx.insertInto('items').values([{ id: 1 }, { id: 2 }]).execute());
     unsubscribe();
     await sql`SELECT 1`.execute(db.kysely);
     expect(db.statementCount).toBe(5);
@@ -106,13 +110,13 @@ describe('PgliteEngine', () => {
     const unsubscribe = db.onStatement((s) => log.push(s));
     const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-    const failing = db.kysely.transaction().execute(async (trx) => {
+    const failing = builder(db).transaction().execute(async (trx) => {
       await trx.insertInto('items').values({ id: 100 }).execute();
       await pause(30); // give the others every chance to slip in
       await trx.insertInto('items').values({ id: 101 }).execute();
       throw new Error('roll me back');
     });
-    const succeeding = db.kysely.transaction().execute(async (trx) => {
+    const succeeding = builder(db).transaction().execute(async (trx) => {
       await trx.insertInto('items').values({ id: 200 }).execute();
       await pause(10);
       await trx.insertInto('items').values({ id: 201 }).execute();
@@ -179,8 +183,8 @@ describe('PgliteEngine', () => {
     expect(await fs.readdir(path.join(dataDir, 'databases'))).toEqual(['a', 'b']); // no leftovers
     expect(await ids(engine, 'b')).toEqual([1, 2, 200, 201]);
 
-    await (await engine.open('b')).kysely.insertInto('items').values({ id: 3 }).execute();
-    await (await engine.open('a')).kysely.deleteFrom('items').where('id', '=', 1).execute();
+    await builder(await engine.open('b')).insertInto('items').values({ id: 3 }).execute();
+    await builder(await engine.open('a')).deleteFrom('items').where('id', '=', 1).execute();
     expect(await ids(engine, 'a')).toEqual([2, 200, 201]);
     expect(await ids(engine, 'b')).toEqual([1, 2, 3, 200, 201]);
     const a = await engine.open('a');

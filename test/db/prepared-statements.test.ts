@@ -10,6 +10,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSettings } from '../../src/config/settings.js';
 import type { TenantDatabase } from '../../src/db/engine.js';
+import type { SqlExecutor } from '../../src/db/sql-executor.js';
 import { PostgresEngine, type PostgresEngineOptions } from '../../src/db/postgres-engine.js';
 import { isPreparable, PreparingPool, statementName } from '../../src/db/prepared-statements.js';
 
@@ -41,7 +42,7 @@ interface PreparedRow {
 }
 
 /** The named statements of the backend behind `db` (pool of one: the backend that ran the others). */
-async function prepared(db: TenantDatabase | Kysely<any>): Promise<PreparedRow[]> {
+async function prepared(db: TenantDatabase | SqlExecutor): Promise<PreparedRow[]> {
   const kysely = 'kysely' in db ? db.kysely : db;
   const { rows } = await sql<PreparedRow>`/* inspect */ SELECT name, statement,
       (generic_plans + custom_plans)::int AS executions
@@ -49,7 +50,7 @@ async function prepared(db: TenantDatabase | Kysely<any>): Promise<PreparedRow[]
   return rows;
 }
 
-async function backendPid(db: TenantDatabase | Kysely<any>): Promise<number> {
+async function backendPid(db: TenantDatabase | SqlExecutor): Promise<number> {
   const kysely = 'kysely' in db ? db.kysely : db;
   const { rows } = await sql<{ pid: number }>`/* inspect */ SELECT pg_backend_pid() AS pid`.execute(kysely);
   return rows[0]!.pid;
@@ -313,7 +314,7 @@ describe('prepared statements', () => {
     const db = await open({ prepareStatements: false });
     for (let i = 1; i <= 5; i++) {
       expect((await byId(i).execute(db.kysely)).rows).toEqual([{ id: i, label: `item ${i}` }]);
-      await db.kysely.selectFrom('items').select('label').where('id', '=', i).execute();
+      await (db.kysely as Kysely<any>).selectFrom('items').select('label').where('id', '=', i).execute();
     }
     expect(await prepared(db)).toEqual([]);
 
@@ -333,7 +334,7 @@ describe('prepared statements', () => {
           for (let k = 0; k < 4; k++) {
             await sql`SELECT v + ${sql.lit(k)} AS v FROM counted WHERE id = ${round + 1}`.execute(db.kysely);
           }
-          await db.kysely.transaction().execute(async (trx) => {
+          await (db.kysely as Kysely<any>).transaction().execute(async (trx) => {
             await trx.updateTable('counted').set({ v: round }).where('id', '=', 5).execute();
             await sql`SELECT id, v FROM counted WHERE id = ${5}`.execute(trx);
           });

@@ -6,6 +6,7 @@
 import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql as k, type RawBuilder } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { quoteIdentifier, sql as f, type SqlFragment } from '../../src/db/sql-fragment.js';
+import * as fieldforge from '../../src/index.js';
 
 const compiler = new Kysely<any>({
   dialect: {
@@ -39,6 +40,15 @@ const cases: [string, (s: any) => unknown][] = [
     const inner = s`(${s.id('t1', 'id')} = ${10} OR ${s`${s.id('t1', 'x')} = ${11}`})`;
     return s`SELECT ${s.join([s`${12}`, inner], s`, `)} WHERE ${inner} AND ${s.join([13, 14])}`;
   }],
+  ['empty fragments anywhere', (s) => s`${s``}SELECT${s``} 1${s.join([])} ${s`${s``}`}`],
+  ['a separator holding a value', (s) => s`${s.join([s`a = ${1}`, 2, s`b`], s` OR ${3} OR `)}`],
+  ['multi-part identifiers with dots and quotes', (s) => s`${s.id('s.x', 't"1', 'c')} ${s.table(' s . t ')} ${s.id('')}`],
+  ['a typical ORM read: nested select, joins, literals, ids, values', (s) => {
+    const obj = (alias: string) => s`json_build_object(${s.join([s`${s.lit('id')}, ${s.id(alias, 'id')}`, s`${s.lit('name')}, ${s.id(alias, 'name')}`])})`;
+    const from = s.join([s`${s.table('project_task')} AS ${s.id('t0')}`, s`LEFT JOIN ${s.table('contact')} AS ${s.id('t1')} ON ${s.id('t1', 'id')} = ${s.id('t0', 'assignee_id')} AND (${s.id('t1', 'company_id')} = ANY(${[1, 2]}::int[]))`], s` `);
+    return s`SELECT ${s.id('t0', 'id')} AS "id", ${obj('t1')} AS ${s.id('assignee')} FROM ${from} WHERE ${s.join([s`(${s.id('t0', 'stage_id')} = ${3})`, s`${s.id('t0', 'active')} IS TRUE`], s` AND `)} ORDER BY ${s.id('t0', 'deadline')} ${s.raw('ASC')} LIMIT ${50}`;
+  }],
+  ['a typical ORM insert: VALUES rows and RETURNING', (s) => s`INSERT INTO ${s.table('project_task')} (${s.join(['name', 'stage_id'].map((c) => s.id(c)))}) VALUES ${s.join([s`(${s.join(['a', 1])})`, s`(${s.join(['b', null])})`])} RETURNING ${s.id('project_task', 'id')} AS "id"`],
 ];
 
 describe('sql fragments', () => {
@@ -53,15 +63,36 @@ describe('sql fragments', () => {
     });
   });
 
-  it('refuses a Kysely expression or a function as a value (it would be sent as JSON, not SQL)', () => {
-    expect(() => f`SELECT ${k`1`}`).toThrow(TypeError);
-    expect(() => f`SELECT ${() => 1}`).toThrow(TypeError);
+  it("is what module code gets from 'fieldforge'", () => {
+    expect(fieldforge.sql).toBe(f);
   });
 
-  it('leaves objects (JSON values) and buffers as parameters', () => {
+  it('sql.empty is the empty statement', () => {
+    expect(fragment(f.empty)).toEqual(kysely(k``));
+    expect(fragment(f`a${f.empty}b`)).toEqual({ text: 'ab', values: [] });
+  });
+
+  it('refuses what cannot be a bind value, saying what and where (pg would send it as text such as {})', () => {
+    expect(() => f`SELECT ${k`1`}`).toThrow(TypeError);
+    expect(() => f`SELECT ${k`1`}`).toThrow(/value 1 \(after "SELECT "\) is a Kysely expression/);
+    expect(() => f`SELECT ${1}, ${() => 1}`).toThrow(/value 2 \(after ", "\) is a function/);
+    expect(() => f`WHERE id = ${Promise.resolve(1)}`).toThrow(/is a promise \(a missing await\?\)/);
+    expect(() => f`WHERE id = ${Symbol('x')}`).toThrow(/is a symbol/);
+    expect(() => f`WHERE id = ANY(${new Set([1])})`).toThrow(/is a Set/);
+    expect(() => f`WHERE data = ${new Map()}`).toThrow(/is a Map/);
+    expect(() => f.join([1, new Set([2])])).toThrow(/value 2 .* is a Set/);
+    // A fragment of another copy of this module (fieldforge loaded twice) is not silently a JSON value either.
+    class SqlFragment { toOperationNode() { return null; } }
+    expect(() => f`SELECT ${new SqlFragment()}`).toThrow(/another copy of src\/db\/sql-fragment\.ts/);
+  });
+
+  it('leaves objects (JSON values), arrays, dates, buffers, null and undefined as parameters', () => {
     const value = { a: 1 };
     const bytes = Buffer.from('x');
-    expect(fragment(f`${value}, ${bytes}`)).toEqual({ text: '$1, $2', values: [value, bytes] });
+    const when = new Date(0);
+    expect(fragment(f`${value}, ${bytes}, ${[1, { b: 2 }]}, ${when}, ${null}, ${undefined}, ${10n}`)).toEqual({
+      text: '$1, $2, $3, $4, $5, $6, $7', values: [value, bytes, [1, { b: 2 }], when, null, undefined, 10n],
+    });
   });
 
   it('quotes identifiers as PostgreSQL needs', () => {

@@ -5,7 +5,8 @@
  * in the end without holding the requests queued behind its wait for longer than that timeout.
  */
 import { performance } from 'node:perf_hooks';
-import { sql, type Kysely } from 'kysely';
+import type { SqlExecutor } from '../../src/db/sql-executor.js';
+import { sql } from '../../src/db/sql-fragment.js';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readPlatformState } from '../../src/db/platform-state.js';
@@ -17,7 +18,7 @@ import { testDatabase, type TestDatabase } from '../support/test-database.js';
 
 let t: TestDatabase;
 let database: TenantDatabase;
-let kdb: Kysely<any>;
+let kdb: SqlExecutor;
 
 beforeAll(async () => {
   t = await testDatabase('full');

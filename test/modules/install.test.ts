@@ -5,7 +5,8 @@
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { SqlExecutor } from '../../src/db/sql-executor.js';
+import { sql, type SqlFragment } from '../../src/db/sql-fragment.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ModuleError } from '../../src/errors.js';
 import { loadModuleCode } from '../../src/modules/module-code.js';
@@ -18,9 +19,9 @@ const MODULES = fileURLToPath(new URL('../fixtures/modules/', import.meta.url));
 let t: TestDatabase;
 /** A second database of the same process (same platform) where mod_base is NOT installed. */
 let other: TestDatabase;
-let kdb: Kysely<any>;
+let kdb: SqlExecutor;
 
-async function rows<T>(query: RawBuilder<T>, db: Kysely<any> = kdb): Promise<T[]> {
+async function rows<T>(query: SqlFragment<T>, db: SqlExecutor = kdb): Promise<T[]> {
   return (await query.execute(db)).rows;
 }
 
@@ -30,7 +31,7 @@ async function idOf(table: string, identifier: string): Promise<number> {
   return row.id;
 }
 
-async function tableExists(table: string, db: Kysely<any> = kdb): Promise<boolean> {
+async function tableExists(table: string, db: SqlExecutor = kdb): Promise<boolean> {
   const [row] = await rows(sql<{ t: string | null }>`SELECT to_regclass(${`public.${table}`})::text AS t`, db);
   return row!.t !== null;
 }
@@ -65,7 +66,7 @@ async function foreignKeys(table: string): Promise<Record<string, { target: stri
   return Object.fromEntries(list.map((r) => [r.col, { target: r.target.replace(/^"|"$/g, ''), onDelete: r.confdeltype }]));
 }
 
-async function platformState(db: Kysely<any> = kdb): Promise<{ installing: boolean; registry_version: number }> {
+async function platformState(db: SqlExecutor = kdb): Promise<{ installing: boolean; registry_version: number }> {
   const [row] = await rows(sql<{ installing: boolean; registry_version: number }>`SELECT installing, registry_version FROM ff_state WHERE id = 1`, db);
   return row!;
 }

@@ -5,13 +5,14 @@
  * on `api_key`, `user`, …), no `CREATE OR REPLACE FUNCTION` of the request guards, no `ALTER TABLE
  * ff_state` — while a trigger, function or index that is missing or different is put back.
  */
-import { sql, type Kysely } from 'kysely';
+import type { SqlExecutor } from '../../src/db/sql-executor.js';
+import { sql } from '../../src/db/sql-fragment.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INSTALL_LOCK } from '../../src/db/platform-state.js';
 import { testDatabase, type TestDatabase } from '../support/test-database.js';
 
 let t: TestDatabase;
-let kdb: Kysely<any>;
+let kdb: SqlExecutor;
 
 beforeAll(async () => {
   t = await testDatabase('full');

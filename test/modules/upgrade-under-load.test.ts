@@ -12,7 +12,8 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { sql, type Kysely } from 'kysely';
+import type { SqlExecutor } from '../../src/db/sql-executor.js';
+import { sql } from '../../src/db/sql-fragment.js';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServiceAccountKey } from '../../src/auth/api-keys.js';
@@ -27,7 +28,7 @@ const V1 = join(FIXTURES, 'addons-upgrade-v1');
 const V2 = join(FIXTURES, 'addons-upgrade-v2');
 
 let t: TestDatabase;
-let kdb: Kysely<any>;
+let kdb: SqlExecutor;
 /** Two workers over one database, each remembering keys on its own. */
 let workers: FastifyInstance[];
 let keys: string[] = [];

@@ -7,7 +7,8 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { sql, type Kysely } from 'kysely';
+import type { SqlExecutor } from '../../src/db/sql-executor.js';
+import { sql } from '../../src/db/sql-fragment.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUILTIN_MODULES_DIR, ModuleCatalog } from '../../src/modules/module-catalog.js';
 import { Platform } from '../../src/platform/platform.js';
@@ -19,7 +20,7 @@ const V2 = join(FIXTURES, 'addons-upgrade-v2');
 
 let t: TestDatabase;
 let v2: Platform;
-let kdb: Kysely<any>;
+let kdb: SqlExecutor;
 
 interface Thing {
   id: number;

@@ -10,7 +10,7 @@
  * the administrator's rights on them.
  */
 import type { LightMyRequestResponse } from 'fastify';
-import { sql } from 'kysely';
+import { sql } from '../../src/db/sql-fragment.js';
 import { describe, expect, it } from 'vitest';
 import { NotFound, ValidationError } from '../../src/errors.js';
 import { currentEnv } from '../../src/orm/env.js';

@@ -3,7 +3,7 @@
  * installed, and short ways to reach a model and run raw SQL inside a unit of work.
  */
 import { fileURLToPath } from 'node:url';
-import type { sql } from 'kysely';
+import type { SqlExecutor } from '../../src/db/sql-executor.js';
 import { currentEnv } from '../../src/orm/env.js';
 import type { Model, ModelClass } from '../../src/orm/model.js';
 import { testDatabase, type TestDatabase } from './test-database.js';
@@ -27,7 +27,7 @@ export function model(name: string): ModelClass {
   return currentEnv().registry.meta(name).cls;
 }
 
-/** Rows of raw SQL run in the current unit of work. */
-export async function rows<R = Record<string, any>>(query: ReturnType<typeof sql<R>>): Promise<R[]> {
+/** Rows of raw SQL (the `sql` tag's, or Kysely's in older tests) run in the current unit of work. */
+export async function rows<R = Record<string, any>>(query: { execute(db: SqlExecutor): Promise<{ rows: R[] }> }): Promise<R[]> {
   return (await query.execute(currentEnv().work.trx)).rows;
 }

@@ -16,7 +16,7 @@
  * targets `create_fields` would add included, in a savepoint that is always rolled back, so the
  * answer says exactly what an import would do and nothing stays.
  */
-import { sql } from 'kysely';
+import { sql } from '../../db/sql-fragment.js';
 import { assertRight, activeAccess } from '../../access/record-access.js';
 import type { Permission } from '../../access/access-profile.js';
 import type { Field } from '../../orm/fields/field.js';

@@ -10,7 +10,7 @@
  * Each look-up also answers whether the database has the request guard (`guard`); the caller
  * gives the check, as the guard is the credential layer's (`auth/request-guard.ts`).
  */
-import type { Kysely } from 'kysely';
+import type { SqlExecutor } from '../../db/sql-executor.js';
 import { sql, type SqlFragment } from '../../db/sql-fragment.js';
 
 /** What every full look-up reads from `ff_state`, with the credential's expiry. */
@@ -41,7 +41,7 @@ export interface SessionStateRow extends CredentialStateRow {
  * stamping its `last_used_at` when older than `lastUsedSeconds`.
  */
 export async function apiKeyState(
-  db: Kysely<any>, keyHash: string, lastUsedSeconds: number, guardInstalled: SqlFragment<boolean>,
+  db: SqlExecutor, keyHash: string, lastUsedSeconds: number, guardInstalled: SqlFragment<boolean>,
 ): Promise<ApiKeyStateRow | undefined> {
   const { rows } = await sql<ApiKeyStateRow>`WITH touched AS (
       UPDATE api_key SET last_used_at = now()
@@ -59,7 +59,7 @@ export async function apiKeyState(
 
 /** The state and the session's user if session `sessionId` of `uid` is open and the user active. */
 export async function sessionState(
-  db: Kysely<any>, sessionId: number, uid: number, guardInstalled: SqlFragment<boolean>,
+  db: SqlExecutor, sessionId: number, uid: number, guardInstalled: SqlFragment<boolean>,
 ): Promise<SessionStateRow | undefined> {
   const { rows } = await sql<SessionStateRow>`SELECT s.installing, s.registry_version, s.security_version, s.credential_version, a.expires_at,
       u.id AS user_id, u.company_id, ${guardInstalled} AS guard
@@ -77,7 +77,7 @@ export interface LiveCredentialRow {
 }
 
 /** Which of the sessions and key hashes still hold, in one statement (`sessionState`'s and `apiKeyState`'s conditions). */
-export async function liveCredentialRows(db: Kysely<any>, sessionIds: readonly number[], keyHashes: readonly string[]): Promise<LiveCredentialRow[]> {
+export async function liveCredentialRows(db: SqlExecutor, sessionIds: readonly number[], keyHashes: readonly string[]): Promise<LiveCredentialRow[]> {
   const { rows } = await sql<LiveCredentialRow>`
     SELECT a.id AS session_id, NULL::text AS key_hash
       FROM auth_session a JOIN "user" u ON u.id = a.user_id
@@ -96,7 +96,7 @@ export async function liveCredentialRows(db: Kysely<any>, sessionIds: readonly n
  * `undefined_table` where core predates shares.
  */
 export async function apiDocsShareState(
-  db: Kysely<any>, tokenHash: string, lastUsedSeconds: number,
+  db: SqlExecutor, tokenHash: string, lastUsedSeconds: number,
 ): Promise<{ id: number; expires_at: Date | string | null } | undefined> {
   const { rows } = await sql<{ id: number; expires_at: Date | string | null }>`WITH touched AS (
         UPDATE api_docs_share SET last_used_at = now()
