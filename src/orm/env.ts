@@ -6,12 +6,12 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Kysely } from 'kysely';
-import type { AccessProfile } from '../access/access-profile.js';
 import type { RequestGuard } from '../auth/request-guard.js';
 import type { TenantDatabase } from '../db/engine.js';
 import { sqlState } from '../db/database-errors.js';
 import { readPlatformState } from '../db/platform-state.js';
 import { DatabaseBusy } from '../errors.js';
+import type { AccessPolicy } from './access-policy.js';
 import { flushAssignments } from './flush-assignments.js';
 import { PendingWrites } from './pending-writes.js';
 import { RecordChanges, type RecordChangeFeed } from './record-changes.js';
@@ -31,8 +31,8 @@ export interface Env {
   readonly context: Readonly<Record<string, unknown>>;
   /** Elevated: access rules are not applied (install, CLI, server acting for a visitor). */
   readonly su: boolean;
-  /** The acting principal's rights and rules (`access/`); null = unrestricted (the platform). */
-  readonly access: AccessProfile | null;
+  /** What the acting principal may do (`access-policy.ts`, compiled by `access/`); null = unrestricted (the platform). */
+  readonly access: AccessPolicy | null;
   /** Work to run once the transaction has committed (deferred file removal, socket pings). */
   readonly afterCommit: (() => unknown)[];
   /** A remembered credential the database has yet to confirm (`request-guard.ts`); none otherwise. */
@@ -107,7 +107,7 @@ export interface TransactionOptions {
   companyIds?: number[];
   context?: Record<string, unknown>;
   su?: boolean;
-  access?: AccessProfile | null;
+  access?: AccessPolicy | null;
   guard?: RequestGuard | null;
   files?: FileService | null;
   bus?: Bus | null;
