@@ -20,6 +20,7 @@ import {
 } from 'kysely';
 import type { AccessProfile, Permission } from '../src/access/access-profile.js';
 import { resolveSession } from '../src/auth/sessions.js';
+import { compileAccessPolicy } from '../src/access/access-policy.js';
 import { sql as fragmentSql, type SqlFragment } from '../src/db/sql-fragment.js';
 import { buildRegistry } from '../src/modules/installer.js';
 import { BUILTIN_MODULES_DIR, ModuleCatalog } from '../src/modules/module-catalog.js';
@@ -162,7 +163,7 @@ const access: AccessProfile = {
   rights: new Map([...registry.models.keys()].map((m) => [m, everything])),
   rules: new Map([['ApiKey', [{ id: 1, name: 'keys', global: true, perms: new Set<Permission>(['read']), filter: parseFilter('Q(service_account__company=None)') }]]]),
 };
-const env = makeEnv({} as never, registry, kysely, { uid: 2, companyId: 1, companyIds: [1], access });
+const env = makeEnv({} as never, registry, kysely, { uid: 2, companyId: 1, companyIds: [1], access: compileAccessPolicy(access) });
 const task = registry.meta('ProjectTask');
 const createVals = { name: 'Benchmark task', project: 1, stage: 1, assignee: 1, deadline: '2026-06-30' };
 const orm: Record<'fetch' | 'list' | 'create' | 'session', () => Promise<unknown>> = {

@@ -7,12 +7,13 @@
  */
 import { sql } from '../db/sql-fragment.js';
 import type { SqlExecutor } from '../db/sql-executor.js';
+import type { Permission } from '../orm/access-policy.js';
 import type { ManyToManyField } from '../orm/fields/relational-fields.js';
 import type { FilterNode } from '../orm/query/filter-ast.js';
 import { parseFilter } from '../orm/query/filter-parser.js';
 import type { Registry } from '../orm/registry.js';
 
-export type Permission = 'read' | 'write' | 'create' | 'delete';
+export type { Permission };
 export const PERMISSIONS: readonly Permission[] = ['read', 'write', 'create', 'delete'];
 
 /** A record rule as it applies to this principal. */

@@ -1,15 +1,16 @@
 /**
  * The one enforcement point of model rights, record rules and company isolation. The ORM asks it
- * for a model right before touching a model and for the SQL condition a statement must add, so
- * every path that reads or writes records — API routes, model methods, nested reads, whatever a
- * later endpoint builds on querysets — passes it. Elevated code (`su`: installs, the CLI,
- * recomputation of stored fields, the server acting for an anonymous visitor) is not restricted.
+ * — through the policy compiled from the principal's profile (`access-policy.ts`) — for a model
+ * right before touching a model and for the SQL condition a statement must add, so every path
+ * that reads or writes records — API routes, model methods, nested reads, whatever a later
+ * endpoint builds on querysets — passes it. Elevated code (`su`: installs, the CLI, recomputation
+ * of stored fields, the server acting for an anonymous visitor) is not restricted.
  */
 import { sql, type SqlFragment } from '../db/sql-fragment.js';
 import { AccessError } from '../errors.js';
-import { currentEnv } from '../orm/env.js';
-import type { Field } from '../orm/fields/field.js';
-import { ManyToManyField, ManyToOneField } from '../orm/fields/relational-fields.js';
+import { activePolicy, type AccessPolicy, type WrittenValues } from '../orm/access-policy.js';
+import { companyField, companyValuedFields } from '../orm/company-fields.js';
+import { ManyToOneField, type ManyToManyField } from '../orm/fields/relational-fields.js';
 import type { ModelMeta } from '../orm/model-meta.js';
 import { compileFilter } from '../orm/query/compile-filter.js';
 import type { QueryScope } from '../orm/query/query-scope.js';
@@ -17,10 +18,21 @@ import type { AccessProfile, Permission } from './access-profile.js';
 
 type Sql = SqlFragment;
 
+/** The profile each compiled policy enforces (`access-policy.ts` registers them). */
+const profiles = new WeakMap<AccessPolicy, AccessProfile>();
+
+export function registerProfile(policy: AccessPolicy, profile: AccessProfile): void {
+  profiles.set(policy, profile);
+}
+
 /** The profile to enforce, or null when the current code runs elevated (or as the platform). */
 export function activeAccess(): AccessProfile | null {
-  const env = currentEnv();
-  return env.su ? null : env.access;
+  const policy = activePolicy();
+  if (!policy) return null;
+  const profile = profiles.get(policy);
+  // A policy this layer did not compile: refuse rather than run unrestricted.
+  if (!profile) throw new Error('The environment carries an access policy not compiled by compileAccessPolicy()');
+  return profile;
 }
 
 const VERBS: Record<Permission, string> = { read: 'read', write: 'change', create: 'create', delete: 'delete' };
@@ -32,19 +44,13 @@ export function assertRight(meta: ModelMeta, perm: Permission, access: AccessPro
   throw new AccessError(`You are not allowed to ${VERBS[perm]} ${meta.verboseName} records`);
 }
 
-/** The `company` ManyToOne that puts a model under company isolation, if it has one. */
-export function companyField(meta: ModelMeta): ManyToOneField | null {
-  const f = meta.fields.get('company');
-  return f instanceof ManyToOneField && f.target.name === 'Company' && meta.name !== 'Company' ? f : null;
-}
-
 /** Whether some record rule of the principal applies to `perm` on `meta`. */
-export function hasRules(meta: ModelMeta, perm: Permission, access: AccessProfile): boolean {
+function hasRules(meta: ModelMeta, perm: Permission, access: AccessProfile): boolean {
   return (access.rules.get(meta.name) ?? []).some((r) => r.perms.has(perm));
 }
 
 /** Company isolation of rows of `meta` aliased `alias`: no company, or one of the allowed ones. */
-export function companyCondition(meta: ModelMeta, alias: string, access: AccessProfile): Sql | null {
+function companyCondition(meta: ModelMeta, alias: string, access: AccessProfile): Sql | null {
   const company = companyField(meta);
   if (!company) return null;
   const col = sql.id(alias, company.column!);
@@ -87,6 +93,21 @@ export function accessCondition(meta: ModelMeta, perm: Permission, scope: QueryS
 }
 
 /**
+ * The condition a record of `meta` reached through a relation — joined in `scope` under `alias`
+ * — must meet to be readable, or null when every record is; 403 when the model itself is not
+ * readable. Company isolation alone is a plain condition on the row; record rules go through a
+ * subquery (their filters may join).
+ */
+export function joinedReadCondition(meta: ModelMeta, scope: QueryScope, alias: string, access: AccessProfile): Sql | null {
+  assertRight(meta, 'read', access);
+  if (!isRestricted(meta, 'read', access)) return null;
+  if (!hasRules(meta, 'read', access) && !meta.ownedBy) return companyCondition(meta, alias, access);
+  const inner = scope.child(meta);
+  const allowed = accessCondition(meta, 'read', inner, access)!;
+  return sql`${sql.id(alias, 'id')} IN (SELECT ${sql.id(inner.alias, 'id')} FROM ${inner.from()} WHERE ${allowed})`;
+}
+
+/**
  * For a model `_owned_by` another record (attachments): the row has no owner, or the principal
  * may read its owner. Owners of models it may read without restriction are a list of model names;
  * owners of restricted models (rules, company) each an EXISTS under that model's own condition;
@@ -114,12 +135,6 @@ function ownerCondition(meta: ModelMeta, scope: QueryScope, access: AccessProfil
   return sql`(${sql.join(either, sql` OR `)})`;
 }
 
-/** Fields whose values are companies — ManyToOne or ManyToMany to `Company` — on any model. */
-export function companyValuedFields(meta: ModelMeta): (ManyToOneField | ManyToManyField)[] {
-  return [...meta.fields.values()].filter((f): f is ManyToOneField | ManyToManyField =>
-    (f instanceof ManyToOneField || f instanceof ManyToManyField) && f.target.name === 'Company');
-}
-
 /**
  * Throws `AccessError` when a written company value — a single company (`company`, `parent` of a
  * company) or a list (`User.companies`) — is not one of the caller's allowed companies: nobody
@@ -127,7 +142,7 @@ export function companyValuedFields(meta: ModelMeta): (ManyToOneField | ManyToMa
  */
 export function assertCompanyValues(
   meta: ModelMeta,
-  values: { columns: ReadonlyMap<Field, unknown>; manyToMany: readonly (readonly [ManyToManyField, readonly number[]])[] },
+  values: WrittenValues,
   access: AccessProfile | null = activeAccess(),
   fields?: readonly (ManyToOneField | ManyToManyField)[],
 ): void {

@@ -5,13 +5,13 @@
  * for create rules that read only the new row's own columns: they ride in the INSERT's RETURNING
  * (`createCheck`).
  */
-import { sql, type SqlFragment } from '../db/sql-fragment.js';
+import { sql } from '../db/sql-fragment.js';
 import { AccessError, NotFound } from '../errors.js';
+import { refusingRecord, type CreateCheck } from '../orm/access-policy.js';
 import { runSelect } from '../orm/execute-sql.js';
 import type { ModelMeta } from '../orm/model-meta.js';
 import { QueryScope } from '../orm/query/query-scope.js';
 import { currentVariables } from '../orm/query/select-plan.js';
-import { markFailedRecord } from '../orm/write/item-errors.js';
 import type { AccessProfile, Permission } from './access-profile.js';
 import { accessCondition, activeAccess, assertRight, isRestricted } from './record-access.js';
 
@@ -19,16 +19,6 @@ const VERBS: Record<Permission, string> = { read: 'read', write: 'change', creat
 
 /** The RETURNING column of an INSERT that carries its create check (`createCheck`). */
 const ALLOWED_COLUMN = '__allowed';
-
-/** The create rules of an INSERT, evaluated on its own rows as they come back. */
-export interface CreateCheck {
-  /** `, <condition> AS "__allowed"`, for the INSERT's RETURNING. */
-  readonly returning: SqlFragment;
-  /** The same condition, bare (true when the new row passes). */
-  readonly condition: SqlFragment;
-  /** Throws the refusal `assertRecordsAllowed` would, for the rows the INSERT returned; removes the column. */
-  verify(rows: readonly Record<string, unknown>[]): void;
-}
 
 /**
  * The create rules (and company isolation) of `meta` as a column of the INSERT's RETURNING, when
@@ -66,8 +56,7 @@ export function createCheck(meta: ModelMeta, access: AccessProfile | null): Crea
  * not revealed), one it can read but not `perm` an `AccessError`. For `create` only the create
  * rules count (the records are new).
  */
-export async function assertRecordsAllowed(meta: ModelMeta, perm: Permission, ids: readonly number[]): Promise<void> {
-  const access = activeAccess();
+export async function assertRecordsAllowed(meta: ModelMeta, perm: Permission, ids: readonly number[], access: AccessProfile | null = activeAccess()): Promise<void> {
   if (!access) return;
   assertRight(meta, perm, access);
   if (!ids.length) return;
@@ -85,10 +74,10 @@ export async function assertRecordsAllowed(meta: ModelMeta, perm: Permission, id
   if (refused.length) throw refusal(meta, perm, refused);
 }
 
-/** The refusal, marked with its first record: a bulk write names that record's item (`attributeFailure`). */
+/** The refusal, marked with its first record: a bulk write names that record's item (`refusingRecord`). */
 function refusal(meta: ModelMeta, perm: Permission, ids: readonly number[]): AccessError {
   const error = new AccessError(
     `You may not ${VERBS[perm]} ${meta.verboseName} ${ids.slice(0, 5).join(', ')}: a record rule or company restriction forbids it`,
   );
-  return markFailedRecord(error, meta, ids[0]!);
+  return refusingRecord(error, meta, ids[0]!);
 }

@@ -8,20 +8,17 @@
  * RETURNING clause says, per written row and link, whether the linked record is readable under the
  * caller's access, so the check costs no statement (the write is undone when it refuses).
  */
-import { sql, type SqlFragment } from '../db/sql-fragment.js';
-import { ValidationError } from '../errors.js';
+import { sql } from '../db/sql-fragment.js';
+import type { LinkCheck, LinkCheckOptions } from '../orm/access-policy.js';
 import type { Field } from '../orm/fields/field.js';
 import { FileField, ManyToOneField } from '../orm/fields/relational-fields.js';
 import { AUDIT_FIELDS } from '../orm/generic-fields.js';
 import type { ModelMeta } from '../orm/model-meta.js';
 import { QueryScope } from '../orm/query/query-scope.js';
 import { currentVariables } from '../orm/query/select-plan.js';
-import { accessCondition, activeAccess, assertRight, isRestricted } from './record-access.js';
-
-/** The refusal of a link to ids that do not exist for the caller (missing or hidden alike). */
-export function missingReference(field: Field, targetName: string, ids: readonly number[]): ValidationError {
-  return new ValidationError(`Field '${field.name}': ${targetName} ${ids.slice(0, 5).join(', ')} does not exist`, { field: field.name, model: field.model.name });
-}
+import { missingReference } from '../orm/missing-reference.js';
+import type { AccessProfile } from './access-profile.js';
+import { accessCondition, assertRight, isRestricted } from './record-access.js';
 
 /** The model a link field points to (a File field: the attachment). */
 function linkTarget(field: Field): ModelMeta | null {
@@ -30,36 +27,13 @@ function linkTarget(field: Field): ModelMeta | null {
   return null;
 }
 
-export interface LinkCheckOptions {
-  /** A link the write path sets itself (a new line's link to the parent being written). */
-  readonly except?: Field | null;
-  /** Attachments just made from this write's uploads (they belong to the record being written). */
-  readonly uploaded?: ReadonlySet<number>;
-}
-
-/** The check a write carries in its RETURNING clause (see the file comment). */
-export interface LinkCheck {
-  /** `, EXISTS (…) AS "__link_<field>"` items to append to the RETURNING list. */
-  readonly returning: SqlFragment;
-  /** The same conditions, one per checked link, bare (true when the written row's link is readable). */
-  readonly conditions: readonly SqlFragment[];
-  /**
-   * Throws the refusal of the first given link a returned row shows unreadable, and removes the
-   * check columns from the rows. `given[i]` are the values the caller gave for row `i` (one map
-   * for all rows: an update writes the same values to every record).
-   */
-  verify(rows: readonly Record<string, unknown>[], given: readonly ReadonlyMap<Field, unknown>[]): void;
-}
-
 /**
  * The link check of a write of `meta` whose rows are `table` in the statement, or null when no
  * given link needs one. `written`: per record, the column values the caller gave (not defaults).
  */
 export function linkCheck(
-  meta: ModelMeta, written: readonly ReadonlyMap<Field, unknown>[], options: LinkCheckOptions = {},
+  meta: ModelMeta, written: readonly ReadonlyMap<Field, unknown>[], options: LinkCheckOptions, access: AccessProfile,
 ): LinkCheck | null {
-  const access = activeAccess();
-  if (!access) return null;
   const fields: Field[] = [];
   for (const columns of written) {
     for (const [field, value] of columns) {

@@ -5,7 +5,7 @@
  * 42 does not exist"), so neither path can probe which hidden ids exist, and no computation runs
  * on a record the caller could not have chosen. One query per target model, as the caller.
  */
-import { missingReference } from '../access/reference-checks.js';
+import { missingReference } from '../orm/missing-reference.js';
 import type { Field } from '../orm/fields/field.js';
 import type { ModelMeta } from '../orm/model-meta.js';
 import { inCondition } from '../orm/query/filter-ast.js';

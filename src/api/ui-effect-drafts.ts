@@ -14,7 +14,7 @@
  * not applied: a setter may hash, look up or write, which a preview must not do.
  */
 import { BadRequest, NotFound } from '../errors.js';
-import { missingReference } from '../access/reference-checks.js';
+import { missingReference } from '../orm/missing-reference.js';
 import { withEnv } from '../orm/env.js';
 import type { Field } from '../orm/fields/field.js';
 import { ManyToManyField, ManyToOneField, OneToManyField } from '../orm/fields/relational-fields.js';

@@ -13,6 +13,7 @@
  * full resolution would give.
  */
 import type { FastifyRequest } from 'fastify';
+import { compileAccessPolicy } from '../access/access-policy.js';
 import { loadAccessProfile, narrowToScopes, type AccessProfile } from '../access/access-profile.js';
 import { resolveApiKey, API_KEY_PREFIX, hashApiKey } from '../auth/api-keys.js';
 import { CSRF_HEADER, csrfTokenMatches } from '../auth/csrf.js';
@@ -156,7 +157,7 @@ export function apiContextHook(platform: Platform, selector: DatabaseSelector) {
 
 function envOptions(ctx: RequestContext): TransactionOptions {
   return {
-    uid: ctx.uid, companyId: ctx.companyId, companyIds: [...ctx.access.companyIds], access: ctx.access, guard: ctx.guard, files: ctx.files, bus: ctx.bus,
+    uid: ctx.uid, companyId: ctx.companyId, companyIds: [...ctx.access.companyIds], access: compileAccessPolicy(ctx.access), guard: ctx.guard, files: ctx.files, bus: ctx.bus,
     changeFeed: ctx.changeFeed, sessionId: editingSession(ctx.principal),
   };
 }

@@ -7,11 +7,11 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { SqlExecutor } from '../db/sql-executor.js';
-import type { AccessProfile } from '../access/access-profile.js';
 import type { TenantDatabase } from '../db/engine.js';
 import { sqlState } from '../db/database-errors.js';
 import { readPlatformState } from '../db/platform-state.js';
 import { DatabaseBusy } from '../errors.js';
+import type { AccessPolicy } from './access-policy.js';
 import { flushPending } from './flush-assignments.js';
 import type { BusPort, EnvPorts, FileStorePort, RequestGuardPort } from './ports.js';
 import type { RecordChangeFeed } from './record-changes.js';
@@ -32,8 +32,8 @@ export interface Env {
   readonly context: Readonly<Record<string, unknown>>;
   /** Elevated: access rules are not applied (install, CLI, server acting for a visitor). */
   readonly su: boolean;
-  /** The acting principal's rights and rules (`access/`); null = unrestricted (the platform). */
-  readonly access: AccessProfile | null;
+  /** What the acting principal may do (`access-policy.ts`, compiled by `access/`); null = unrestricted (the platform). */
+  readonly access: AccessPolicy | null;
   /** The acting session (a person's request); null for an API key or the platform. */
   readonly sessionId: number | null;
   /** The transaction, its savepoints, after-commit jobs, pending assignments and record changes. */
@@ -88,7 +88,7 @@ export interface TransactionOptions {
   companyIds?: number[];
   context?: Record<string, unknown>;
   su?: boolean;
-  access?: AccessProfile | null;
+  access?: AccessPolicy | null;
   guard?: RequestGuardPort | null;
   files?: FileStorePort | null;
   bus?: BusPort | null;

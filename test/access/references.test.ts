@@ -14,6 +14,7 @@
  * - a bare link's name is null when the caller may not read the linked model at all.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compileAccessPolicy } from '../../src/access/access-policy.js';
 import { loadAccessProfile } from '../../src/access/access-profile.js';
 import { createServiceAccountKey } from '../../src/auth/api-keys.js';
 import { AccessError, ValidationError } from '../../src/errors.js';
@@ -62,7 +63,7 @@ async function runAs<T>(who: Account, fn: () => Promise<T>): Promise<T> {
   const db = await t.platform.database(t.name);
   const registry = await t.platform.registry(t.name);
   const access = await loadAccessProfile(db.kysely, registry, { uid: who.uid, serviceAccountId: who.serviceAccountId });
-  return t.run(fn, { uid: who.uid, companyId: who.companyId, companyIds: [...access.companyIds], access, su: false });
+  return t.run(fn, { uid: who.uid, companyId: who.companyId, companyIds: [...access.companyIds], access: compileAccessPolicy(access), su: false });
 }
 
 /** The detail of a missing reference, with the id replaced (hidden and missing must read the same). */

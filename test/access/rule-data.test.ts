@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServiceAccountKey } from '../../src/auth/api-keys.js';
+import { compileAccessPolicy } from '../../src/access/access-policy.js';
 import { loadAccessProfile } from '../../src/access/access-profile.js';
 import { AccessError } from '../../src/errors.js';
 import { QuerySet } from '../../src/orm/queryset.js';
@@ -115,7 +116,7 @@ describe('record rules from module data', () => {
       const env = currentEnv();
       const [probeUser] = await new QuerySet(env.registry.meta('User')).filter({ name: 'probe' }).ids();
       const access = await loadAccessProfile(env.work.trx, env.registry, { uid: probeUser!, serviceAccountId: null });
-      return withEnv({ su: false, uid: probeUser!, access }, async () => {
+      return withEnv({ su: false, uid: probeUser!, access: compileAccessPolicy(access) }, async () => {
         const restricted = await new QuerySet(env.registry.meta('RuleProbeItem')).ids();
         const denied = await new QuerySet(env.registry.meta('ApiKey')).ids().then(() => null, (err: unknown) => err);
         const elevated = await withEnv({ su: true }, () => new QuerySet(env.registry.meta('RuleProbeItem')).ids());

@@ -7,8 +7,7 @@ import { sql, type SqlFragment } from '../../db/sql-fragment.js';
 import type { ModelMeta } from '../model-meta.js';
 import type { ManyToOneField } from '../fields/relational-fields.js';
 import { QuerySyntaxError } from '../../errors.js';
-import type { AccessProfile } from '../../access/access-profile.js';
-import { accessCondition, assertRight, companyCondition, hasRules, isRestricted } from '../../access/record-access.js';
+import type { AccessPolicy } from '../access-policy.js';
 
 /** Most table aliases (the root, joins, subqueries, link tables) one compiled query may use. */
 export const MAX_QUERY_ALIASES = 129;
@@ -36,7 +35,7 @@ export class QueryScope {
    * EXISTS-traversed record the principal may not read behaves as absent (null). Null: none
    * (elevated code, and while compiling the record rules themselves, which are the platform's).
    */
-  access: AccessProfile | null = null;
+  access: AccessPolicy | null = null;
 
   constructor(
     readonly meta: ModelMeta,
@@ -103,17 +102,10 @@ export class QueryScope {
 
   /**
    * The condition a row of `meta` aliased `alias` must meet to be readable by the principal, or
-   * null when every record is; 403 when the model itself is not readable. Company isolation alone
-   * is a plain condition on the row; record rules go through a subquery (their filters may join).
+   * null when every record is; 403 when the model itself is not readable (the policy's read predicate).
    */
   readableCondition(meta: ModelMeta, alias: string): SqlFragment | null {
-    if (!this.access) return null;
-    assertRight(meta, 'read', this.access);
-    if (!isRestricted(meta, 'read', this.access)) return null;
-    if (!hasRules(meta, 'read', this.access) && !meta.ownedBy) return companyCondition(meta, alias, this.access);
-    const inner = this.child(meta);
-    const allowed = accessCondition(meta, 'read', inner, this.access)!;
-    return sql`${sql.id(alias, 'id')} IN (SELECT ${sql.id(inner.alias, 'id')} FROM ${inner.from()} WHERE ${allowed})`;
+    return this.access ? this.access.readCondition(meta, this, alias) : null;
   }
 
   /**

@@ -1,12 +1,12 @@
 /**
  * Everything that decides which rows of a model a query sees, compiled once into a FROM and a
  * WHERE: the caller's filters, the archivable default (only active records unless the filter
- * names `active`), name-search terms and what the acting user may read (`access/`). Every read path — records, API reads, counts,
+ * names `active`), name-search terms and what the acting user may read (`access-policy.ts`). Every read path — records, API reads, counts,
  * aggregates, groups, updates and deletes of a queryset — builds its SQL from a plan, so a rule
  * added here holds everywhere.
  */
 import { sql, type SqlFragment } from '../../db/sql-fragment.js';
-import { accessCondition, activeAccess, assertRight } from '../../access/record-access.js';
+import { activePolicy } from '../access-policy.js';
 import { currentEnv } from '../env.js';
 import type { ModelMeta } from '../model-meta.js';
 import type { ConditionNode, FilterNode } from './filter-ast.js';
@@ -61,7 +61,7 @@ export function currentVariables(onClock?: () => void): QueryVariables {
 /** The scope of a query's root model, restricted by what the acting principal may read. */
 export function rootScope(meta: ModelMeta, publicOnly: boolean, variables: QueryVariables = currentVariables()): QueryScope {
   const scope = new QueryScope(meta, variables, publicOnly);
-  scope.access = activeAccess();
+  scope.access = activePolicy();
   return scope;
 }
 
@@ -83,12 +83,8 @@ export function planSelect(meta: ModelMeta, state: QueryState, scope: QueryScope
   }
   // Model right, record rules and company isolation: part of the same statement, never a check
   // per record afterwards.
-  const access = activeAccess();
-  if (access) {
-    assertRight(meta, 'read', access);
-    const allowed = accessCondition(meta, 'read', scope, access);
-    if (allowed) conditions.push(allowed);
-  }
+  const allowed = activePolicy()?.readCondition(meta, scope);
+  if (allowed) conditions.push(allowed);
   const where = conditions.length ? sql.join(conditions, sql` AND `) : sql`TRUE`;
   return { scope, where };
 }

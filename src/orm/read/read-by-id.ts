@@ -6,13 +6,12 @@
  * values but the id), so what it returns is too.
  *
  * What a compiled statement holds besides the id — the record rules and company isolation of the
- * access profile, the user and companies they name — is its key: one cache per access profile
- * (a new security version, scopes or companies make a new profile, hence new statements), then
+ * access policy, the user and companies they name — is its key: one cache per access policy (one
+ * per profile: a new security version, scopes or companies make a new one, hence new statements), then
  * per model and per user, company, companies and field list. A statement whose build read the
  * clock (a rule on `today` or `now`) is never reused, nor is one built elevated.
  */
-import type { AccessProfile } from '../../access/access-profile.js';
-import { activeAccess } from '../../access/record-access.js';
+import { activePolicy, type AccessPolicy } from '../access-policy.js';
 import { currentEnv } from '../env.js';
 import type { ModelMeta } from '../model-meta.js';
 import { CompiledSelect } from '../compiled-select.js';
@@ -25,7 +24,7 @@ import { levelList, serializeRows, type Serialized } from './read-records.js';
 /** The id a statement is compiled with: no record has it (ids are positive); found back among its values. */
 const ID_PLACEHOLDER = -1_987_654_321;
 
-/** Field lists remembered per access profile and model: bounded, whatever field lists callers send. */
+/** Field lists remembered per access policy and model: bounded, whatever field lists callers send. */
 const MAX_SHAPES = 64;
 /**
  * Compiled reads made before the whole cache is dropped and starts again: a worker remembers up to
@@ -39,14 +38,14 @@ interface CompiledRead {
   select: CompiledSelect;
 }
 
-/** Per access profile, per model: compiled reads by the rest of their key (null: not reusable). */
-let compiledReads = new WeakMap<AccessProfile, WeakMap<ModelMeta, Map<string, CompiledRead | null>>>();
+/** Per access policy, per model: compiled reads by the rest of their key (null: not reusable). */
+let compiledReads = new WeakMap<AccessPolicy, WeakMap<ModelMeta, Map<string, CompiledRead | null>>>();
 /** Compiled reads made since `compiledReads` was last started afresh. */
 let made = 0;
 
 /** The record, archived or not, as `read(paths)` of a queryset filtered on its id; undefined when the caller cannot see it. */
 export async function readById(meta: ModelMeta, id: number, paths: readonly string[] | undefined, publicOnly: boolean): Promise<Serialized | undefined> {
-  const access = activeAccess();
+  const access = activePolicy();
   const compiled = access ? compiledRead(access, meta, paths ?? [], publicOnly) : null;
   if (!compiled) {
     let qs = new QuerySet(meta).with_archived().filter({ id }).order_by('id ASC');
@@ -57,7 +56,7 @@ export async function readById(meta: ModelMeta, id: number, paths: readonly stri
   return (await serializeRows(compiled.tree, rows, publicOnly))[0];
 }
 
-function compiledRead(access: AccessProfile, meta: ModelMeta, paths: readonly string[], publicOnly: boolean): CompiledRead | null {
+function compiledRead(access: AccessPolicy, meta: ModelMeta, paths: readonly string[], publicOnly: boolean): CompiledRead | null {
   const env = currentEnv();
   const key = `${env.uid}\0${env.companyId}\0${env.companyIds.join(',')}\0${publicOnly ? 1 : 0}\0${paths.join('\0')}`;
   const held = compiledReads.get(access)?.get(meta)?.get(key);
@@ -93,7 +92,7 @@ function compile(meta: ModelMeta, paths: readonly string[], publicOnly: boolean)
 }
 
 /** How many compiled reads of `meta` are kept for `access` (reusable ones only): for tests and diagnostics. */
-export function reusableReads(access: AccessProfile, meta: ModelMeta): number {
+export function reusableReads(access: AccessPolicy, meta: ModelMeta): number {
   let n = 0;
   for (const compiled of compiledReads.get(access)?.get(meta)?.values() ?? []) if (compiled) n++;
   return n;

@@ -20,7 +20,7 @@ import type { QueryScope } from '../query/query-scope.js';
 import { relationSource, selectLinkedRows, selectRows, withRecName, type Row, type SelectList } from '../query/select-rows.js';
 import { RecordBatch } from '../record-batch.js';
 import type { FieldTree } from './field-tree.js';
-import { activeAccess } from '../../access/record-access.js';
+import { activePolicy } from '../access-policy.js';
 
 type Sql = SqlFragment;
 export type Serialized = Record<string, unknown>;
@@ -88,8 +88,8 @@ export function isNameless(tree: FieldTree): boolean {
 
 /** Whether the acting principal holds the read right on `meta` (always, when elevated). */
 export function mayReadModel(meta: FieldTree['meta']): boolean {
-  const access = activeAccess();
-  return access === null || access.rights.get(meta.name)?.has('read') === true;
+  const policy = activePolicy();
+  return policy === null || policy.hasRight(meta, 'read');
 }
 
 /** Stored fields a level's rows carry: the requested ones plus what `display_name` needs. */

@@ -21,10 +21,9 @@ import { collectDependents, flushRecompute, newPending, triggeredFieldNames, typ
 import { precompute, precomputableFields } from './precompute.js';
 import { selectList, type Row } from '../query/select-rows.js';
 import { columnValue, currencyOf, roundedExpression } from './monetary-rounding.js';
-import { activeAccess, assertCompanyValues, assertRight, companyValuedFields } from '../../access/record-access.js';
-import { assertCompanyConsistency, companyLinks } from '../../access/company-consistency.js';
-import { linkCheck } from '../../access/reference-checks.js';
-import { assertRecordsAllowed, createCheck } from '../../access/record-checks.js';
+import { activePolicy } from '../access-policy.js';
+import { companyValuedFields } from '../company-fields.js';
+import { assertCompanyConsistency, companyLinks } from './company-consistency.js';
 import { prepareFileCreate } from './file-values.js';
 import { isAloneRefusal, RefusedAlone, REFUSED_COLUMN, refusingColumn } from './create-alone.js';
 import { sendsNextAlone } from '../../db/direct-statements.js';
@@ -82,7 +81,8 @@ async function create(
 ): Promise<Model[] | number[]> {
   const env = currentEnv();
   const items = options.items;
-  assertRight(meta, 'create');
+  const policy = activePolicy();
+  policy?.assertRight(meta, 'create');
   // The model's veto sees the whole batch: what it refuses names an item only when all come from one.
   // A line of a record in a locked state cannot be added (state-locks.ts).
   if (hasStateLocks(meta)) await atItemAsync(soleItem(items), () => assertUnlocked(meta, { op: 'create', vals: valsList }, Boolean(options.parentLink)));
@@ -94,7 +94,6 @@ async function create(
   if (files) valsList = files.valsList;
   const now = new Date().toISOString();
   const plan = createPlan(meta);
-  const access = activeAccess();
   /** What each record's caller gave (before defaults): the links to check (only numbers can be links). */
   const given: ReadonlyMap<Field, unknown>[] = [];
   const defaults = new CallDefaults();
@@ -110,7 +109,7 @@ async function create(
         sorted.columns.set(f, f.toColumn(value));
       }
       checkRequired(meta, sorted.columns, 'create', plan.required);
-      assertCompanyValues(meta, sorted, access, plan.companyValued);
+      policy?.assertCompanyValues(meta, sorted, plan.companyValued);
       const created = sorted.columns.get(plan.createdDate);
       if (created === undefined || created === null) sorted.columns.set(plan.createdDate, now);
       sorted.columns.set(plan.createdBy, env.uid);
@@ -124,10 +123,11 @@ async function create(
   }
   if (items) assertDistinctKeys(meta, sortedList.map((s) => s.columns), items);
 
-  // Links to records the caller may not read are refused by the INSERT's own RETURNING (no statement of its own).
-  const links = linkCheck(meta, given, { except: options.parentLink, uploaded: files?.uploaded });
-  // The create rules too, when they read only the new row (else a SELECT after the INSERT).
-  const rules = createCheck(meta, access);
+  // Links to records the caller may not read are refused by the INSERT's own RETURNING (no statement of its own);
+  // the create rules too, when they read only the new row (else a SELECT after the INSERT).
+  const authorized = policy?.statementChecks(meta, 'create', given, { except: options.parentLink, uploaded: files?.uploaded }) ?? null;
+  const links = authorized?.links ?? null;
+  const rules = authorized?.rules ?? null;
 
   // The new records' own computed fields, where they need nothing the INSERT creates.
   const setterRuns = sortedList.some((s) => s.setters.length);
@@ -144,7 +144,7 @@ async function create(
   const columns = [...seen];
   // One record, and nothing to do after its INSERT: it commits by itself (`create-alone.ts`).
   const alone = options.alone === true && !idsOnly && sortedList.length === 1 && !files && !setterRuns && !writtenRelations.size
-    && rules !== undefined && !plan.triggered.length && plan.computedStored.every((f) => precomputed.includes(f))
+    && !authorized?.rulesAfter && !plan.triggered.length && plan.computedStored.every((f) => precomputed.includes(f))
     && !companyLinks(meta).length && !env.work.pendingWrites.size && sendsNextAlone(env.work.trx);
   // Every stored column (the records are built from the rows), or, for ids only, the id and the
   // links: `collectDependents` reads a record's parent off its link (`ownersFromRows`).
@@ -169,7 +169,7 @@ async function create(
     // Rows come back in the order of VALUES (or of unnest): row i is record i.
     if (links) inserted.forEach((row, i) => atItem(items?.[i], () => links.verify([row], [given[i]!])));
     if (rules) rules.verify(inserted);
-    else if (rules === undefined) await assertRecordsAllowed(meta, 'create', ids);
+    else if (authorized?.rulesAfter) await policy!.assertRecordsAllowed(meta, 'create', ids);
   }
   if (files) await files.finish(ids);
 

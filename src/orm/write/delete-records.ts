@@ -8,14 +8,14 @@ import { NotFound } from '../../errors.js';
 import type { ModelMeta } from '../model-meta.js';
 import { runGuarded } from '../execute-sql.js';
 import { collectDependents, flushRecompute, newPending, triggeredFieldNames } from './recompute.js';
-import { assertRecordsAllowed } from '../../access/record-checks.js';
+import { activePolicy } from '../access-policy.js';
 import { prepareFileDelete } from './file-values.js';
 import { LOCKED, lockedIds, ownerLock } from './row-locks.js';
 import { assertUnlocked, hasStateLocks } from '../state-locks.js';
 
 export async function deleteRecords(meta: ModelMeta, ids: readonly number[]): Promise<void> {
   if (!ids.length) return;
-  await assertRecordsAllowed(meta, 'delete', ids);
+  await activePolicy()?.assertRecordsAllowed(meta, 'delete', ids);
   if (hasStateLocks(meta)) await assertUnlocked(meta, { op: 'delete', ids });
   await meta.cls._check_change?.({ op: 'delete', ids });
   // Attachments release their bytes; File-field owners take their attachments with them.

@@ -17,8 +17,8 @@ import { roundedToCurrency } from './monetary-rounding.js';
 import { markFailedRecord } from './item-errors.js';
 import { lockedRows, updateStrength } from './row-locks.js';
 import type { Row } from '../query/select-rows.js';
-import { companyField } from '../../access/record-access.js';
-import { assertCompanyConsistency, companyLinks } from '../../access/company-consistency.js';
+import { companyField } from '../company-fields.js';
+import { assertCompanyConsistency, companyLinks } from './company-consistency.js';
 
 const MAX_CASCADE = 32;
 

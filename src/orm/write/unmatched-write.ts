@@ -13,8 +13,8 @@
  */
 import { sql } from '../../db/sql-fragment.js';
 import { NotFound } from '../../errors.js';
-import { missingReference } from '../../access/reference-checks.js';
-import { assertCompanyValues } from '../../access/record-access.js';
+import { activePolicy } from '../access-policy.js';
+import { missingReference } from '../missing-reference.js';
 import type { Field } from '../fields/field.js';
 import { FileField, ManyToOneField, isRecordId } from '../fields/relational-fields.js';
 import { AUDIT_FIELDS } from '../generic-fields.js';
@@ -43,7 +43,7 @@ export async function checkUnmatchedWrite(meta: ModelMeta, vals: Record<string, 
 function checkValues(meta: ModelMeta, vals: Record<string, unknown>, mode: WriteMode, parentLink: Field | undefined, named: NamedIds[]): void {
   const sorted = sortValues(meta, checkedWithoutUploads(meta, vals), mode);
   checkRequired(meta, sorted.columns, mode, mode === 'create' ? requiredWithoutDefault(meta, parentLink) : undefined);
-  assertCompanyValues(meta, sorted);
+  activePolicy()?.assertCompanyValues(meta, sorted);
   for (const [field, value] of sorted.columns) {
     if (field === parentLink || (AUDIT_FIELDS as readonly string[]).includes(field.name) || typeof value !== 'number') continue;
     const target = linkTarget(field);

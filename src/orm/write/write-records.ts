@@ -20,11 +20,9 @@ import { RecordBatch } from '../record-batch.js';
 import { checkRequired, sortValues, type SortedValues } from './write-values.js';
 import { linkManyToMany, writeLines, type LineWrite } from './write-relations.js';
 import { changesLinks, collectDependents, flushRecompute, newPending, type Protected } from './recompute.js';
-import { assertCompanyValues } from '../../access/record-access.js';
-import { assertCompanyConsistency, touchesCompanyLinks } from '../../access/company-consistency.js';
-import { linkCheck } from '../../access/reference-checks.js';
+import { activePolicy } from '../access-policy.js';
+import { assertCompanyConsistency, touchesCompanyLinks } from './company-consistency.js';
 import { columnValue } from './monetary-rounding.js';
-import { assertRecordsAllowed } from '../../access/record-checks.js';
 import { prepareFileWrite } from './file-values.js';
 import { atItem, atItemAsync, labelItem, soleItem, type ItemIndexes } from './item-errors.js';
 import { assertDistinctKeys, attributeFailure } from './item-keys.js';
@@ -128,7 +126,7 @@ async function prepare(meta: ModelMeta, entries: readonly RecordValues[], unifor
 function sortChecked(meta: ModelMeta, vals: Record<string, unknown>): SortedValues {
   const sorted = sortValues(meta, vals, 'update');
   checkRequired(meta, sorted.columns, 'update');
-  assertCompanyValues(meta, sorted);
+  activePolicy()?.assertCompanyValues(meta, sorted);
   return sorted;
 }
 
@@ -136,7 +134,8 @@ async function apply(meta: ModelMeta, ids: readonly number[], plan: WritePlan, u
   const env = currentEnv();
   const { sorted, files } = plan;
   const items = options.items;
-  await assertRecordsAllowed(meta, 'write', ids);
+  const policy = activePolicy();
+  await policy?.assertRecordsAllowed(meta, 'write', ids);
   await checkChange(meta, ids, plan.given, items);
   const columnsWritten = uniform ? [sorted[0]!.columns] : sorted.map((s) => s.columns);
   const changed = [...new Set(columnsWritten.flatMap((columns) => [...columns.keys()].map((f) => f.name)))];
@@ -146,7 +145,7 @@ async function apply(meta: ModelMeta, ids: readonly number[], plan: WritePlan, u
   if (hasStateLocks(meta)) await atItemAsync(soleItem(items), () => assertUnlockedWrites(meta, ids, plan.given, Boolean(options.parentLink), owners));
   // Links to records the caller may not read are refused by the UPDATE's own RETURNING (no statement of its own).
   const uploaded = new Set(files.flatMap((f) => (f ? [...f.uploaded] : [])));
-  const links = linkCheck(meta, columnsWritten, { except: options.parentLink, uploaded });
+  const links = policy?.statementChecks(meta, 'write', columnsWritten, { except: options.parentLink, uploaded })?.links ?? null;
   const pending = newPending();
   // A changed link may leave dependents behind (a line moved to another order): collect them first.
   if (changesLinks(meta, changed)) await collectDependents(meta, ids, changed, pending);

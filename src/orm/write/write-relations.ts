@@ -7,7 +7,7 @@
  * write of all changed ones — so a bulk call with lines costs what one record with lines costs.
  */
 import { sql } from '../../db/sql-fragment.js';
-import { missingReference } from '../../access/reference-checks.js';
+import { missingReference } from '../missing-reference.js';
 import { isRecordId, type ManyToManyField, type OneToManyField } from '../fields/relational-fields.js';
 import type { ModelMeta } from '../model-meta.js';
 import { runSql } from '../execute-sql.js';

@@ -8,26 +8,20 @@
  *
  * A record's company is its `company` field; a model that also has `companies` (users: the
  * companies they may work in) belongs to all of them. A record without company may refer to
- * anything; links to `Company` itself are the allowed-companies check's (`record-access.ts`).
+ * anything; links to `Company` itself are the allowed-companies check's (`access/record-access.ts`).
  */
-import { sql, type SqlFragment } from '../db/sql-fragment.js';
-import { ValidationError } from '../errors.js';
-import { withEnv } from '../orm/env.js';
-import { runSql } from '../orm/execute-sql.js';
-import { ManyToManyField, ManyToOneField } from '../orm/fields/relational-fields.js';
-import { AUDIT_FIELDS } from '../orm/generic-fields.js';
-import type { ModelMeta } from '../orm/model-meta.js';
-import { QuerySet } from '../orm/queryset.js';
-import { companyField } from './record-access.js';
+import { sql, type SqlFragment } from '../../db/sql-fragment.js';
+import { ValidationError } from '../../errors.js';
+import { companiesField, companyField } from '../company-fields.js';
+import { withEnv } from '../env.js';
+import { runSql } from '../execute-sql.js';
+import { ManyToManyField, ManyToOneField } from '../fields/relational-fields.js';
+import { AUDIT_FIELDS } from '../generic-fields.js';
+import type { ModelMeta } from '../model-meta.js';
+import { QuerySet } from '../queryset.js';
 
 type Sql = SqlFragment;
 type Link = ManyToOneField | ManyToManyField;
-
-/** The `companies` ManyToMany of a model whose records may belong to several companies, if any. */
-function companiesField(meta: ModelMeta): ManyToManyField | null {
-  const f = meta.fields.get('companies');
-  return f instanceof ManyToManyField && f.target.name === 'Company' ? f : null;
-}
 
 const companyLinksOf = new WeakMap<ModelMeta, readonly Link[]>();
 
