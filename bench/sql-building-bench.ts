@@ -24,7 +24,8 @@ import { compileAccessPolicy } from '../src/access/access-policy.js';
 import { sql as fragmentSql, type SqlFragment } from '../src/db/sql-fragment.js';
 import { buildRegistry } from '../src/modules/installer.js';
 import { BUILTIN_MODULES_DIR, ModuleCatalog } from '../src/modules/module-catalog.js';
-import { makeEnv, runInEnv } from '../src/orm/env.js';
+import { runInEnv } from '../src/orm/env.js';
+import { makeEnv } from '../src/orm/transaction.js';
 import { parseFilter } from '../src/orm/query/filter-parser.js';
 import { QuerySet } from '../src/orm/queryset.js';
 

@@ -7,7 +7,7 @@ export { extendModel } from './orm/model-extension.js';
 export { QuerySet } from './orm/queryset.js';
 export { modelOf } from './orm/model-lookup.js';
 export { currentEnv, withEnv, type Env } from './orm/env.js';
-/** Raw SQL in module code: the platform's one tag (`sql\`… ${value} …\`.execute(currentEnv().trx)`), never Kysely's. */
+/** Raw SQL in module code: the platform's one tag (`sql\`… ${value} …\`.execute(currentEnv().work.trx)`), never Kysely's. */
 export { sql, type SqlFragment } from './db/sql-fragment.js';
 export type { SqlExecutor } from './db/sql-executor.js';
 export {

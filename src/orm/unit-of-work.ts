@@ -17,6 +17,7 @@ import type { SqlExecutor } from '../db/sql-executor.js';
 import { sql } from '../db/sql-fragment.js';
 import { PendingWrites } from './pending-writes.js';
 import { RecordChanges, type RecordChangesMark } from './record-changes.js';
+import type { NestedWrites } from './write/nested-writes.js';
 
 /** Work for after the commit; a returned promise is awaited, a failure logged (never the caller's). */
 export type AfterCommitJob = () => unknown;
@@ -47,8 +48,9 @@ export class UnitOfWork {
   /**
    * @param trx the open transaction every statement runs in, or the pool itself for read-only work
    * @param flush writes queued assignments (injected: the write path is built on the unit of work)
+   * @param writes the record writes nested writes recurse into (injected for the same reason)
    */
-  constructor(readonly trx: SqlExecutor, flush: AssignmentFlush) {
+  constructor(readonly trx: SqlExecutor, flush: AssignmentFlush, readonly writes: NestedWrites) {
     this.#flush = flush;
     this.#frames = [{ jobs: [], pendingWrites: new PendingWrites(), changes: null, name: '' }];
   }
@@ -116,7 +118,7 @@ export class UnitOfWork {
 
   /** A unit of work of its own over transaction `trx` (read-only work started from the pool). */
   over(trx: SqlExecutor): UnitOfWork {
-    return new UnitOfWork(trx, this.#flush);
+    return new UnitOfWork(trx, this.#flush, this.writes);
   }
 
   /** Writes what is still assigned (before the commit, or at the end of read-only work). */

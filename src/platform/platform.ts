@@ -16,7 +16,7 @@ import { installedModules, readPlatformState } from '../db/platform-state.js';
 import { assertValidDatabaseName } from '../db/database-name.js';
 import { buildRegistry, installModules, type InstallRequest, type InstallResult } from '../modules/installer.js';
 import type { ModuleCatalog } from '../modules/module-catalog.js';
-import { transaction, type TransactionOptions } from '../orm/env.js';
+import { transaction, type TransactionOptions } from '../orm/transaction.js';
 import type { Registry } from '../orm/registry.js';
 import { PdfEngine } from '../reports/pdf-engine.js';
 import type { Bus } from '../realtime/bus.js';

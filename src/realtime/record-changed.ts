@@ -7,7 +7,8 @@
  * Publishing happens after the commit and is not awaited: the write never waits for it.
  */
 import type { CommittedChanges, RecordChangeFeed } from '../orm/record-changes.js';
-import { makeEnv, runInEnv } from '../orm/env.js';
+import { runInEnv } from '../orm/env.js';
+import { makeEnv } from '../orm/transaction.js';
 import { QuerySet } from '../orm/queryset.js';
 import type { Bus, WatchedChange } from './bus.js';
 

@@ -10,7 +10,7 @@ import { PostgresEngine } from '../../src/db/postgres-engine.js';
 import { BUILTIN_MODULES_DIR, ModuleCatalog } from '../../src/modules/module-catalog.js';
 import { Platform } from '../../src/platform/platform.js';
 import { buildApp } from '../../src/http/app.js';
-import type { TransactionOptions } from '../../src/orm/env.js';
+import type { TransactionOptions } from '../../src/orm/transaction.js';
 import { TEST_DATABASE_URL } from './services.js';
 import type { TemplateSet } from './templates.js';
 

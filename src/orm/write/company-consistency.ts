@@ -18,7 +18,10 @@ import { runSql } from '../execute-sql.js';
 import { ManyToManyField, ManyToOneField } from '../fields/relational-fields.js';
 import { AUDIT_FIELDS } from '../generic-fields.js';
 import type { ModelMeta } from '../model-meta.js';
-import { QuerySet } from '../queryset.js';
+import { inCondition } from '../query/filter-ast.js';
+import { EMPTY_STATE } from '../query/select-plan.js';
+import { buildFieldTree } from '../read/field-tree.js';
+import { readTree, type Serialized } from '../read/read-records.js';
 
 type Sql = SqlFragment;
 type Link = ManyToOneField | ManyToManyField;
@@ -78,12 +81,17 @@ function mismatch(target: ModelMeta, company: Sql): Sql {
   return sql`(${belongsSomewhere} AND ${single} IS DISTINCT FROM ${company} AND NOT ${memberOf(company)})`;
 }
 
+/** One record, archived or not, as a queryset's `read` answers it (the write path sits below querysets). */
+function readById(meta: ModelMeta, id: number, paths: readonly string[]): Promise<Serialized[]> {
+  return readTree(buildFieldTree(meta, paths, false), { ...EMPTY_STATE, activeTest: false, filters: [inCondition(['id'], [id])] });
+}
+
 /** The error of a clash, with names (read as the platform: the message is about the write's own data). */
 async function describeClash(meta: ModelMeta, link: Link, recordId: number, targetId: number): Promise<ValidationError> {
   return withEnv({ su: true }, async () => {
-    const [record] = await new QuerySet(meta).with_archived().filter({ id: recordId }).read(['display_name', 'company']);
+    const [record] = await readById(meta, recordId, ['display_name', 'company']);
     const targetFields = companiesField(link.target) ? ['display_name', 'company', 'companies'] : ['display_name', 'company'];
-    const [target] = await new QuerySet(link.target).with_archived().filter({ id: targetId }).read(targetFields);
+    const [target] = await readById(link.target, targetId, targetFields);
     const name = (v: unknown) => `'${(v as { display_name?: string } | null)?.display_name ?? '?'}'`;
     const targetCompanies = [target?.company, ...((target?.companies as unknown[] | undefined) ?? [])]
       .filter((c) => c !== null && c !== undefined).map(name);

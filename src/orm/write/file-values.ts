@@ -14,8 +14,6 @@ import { decodeBase64 } from '../base64-content.js';
 import { currentEnv, withEnv } from '../env.js';
 import { FileField } from '../fields/relational-fields.js';
 import type { ModelMeta } from '../model-meta.js';
-import { createRecords } from './create-records.js';
-import { deleteRecords } from './delete-records.js';
 import { atItemAsync, type ItemIndexes } from './item-errors.js';
 
 const ATTACHMENT = 'Attachment';
@@ -45,7 +43,7 @@ async function storeUploads(meta: ModelMeta, vals: Record<string, unknown>, reco
     const value = vals[f.name];
     if (!isUpload(value)) continue;
     const upload = value;
-    const [att] = await withEnv({ su: true }, () => createRecords(currentEnv().registry.meta(ATTACHMENT), [{
+    const [att] = await withEnv({ su: true }, () => currentEnv().work.writes.createRecords(currentEnv().registry.meta(ATTACHMENT), [{
       name: typeof upload.name === 'string' && upload.name ? upload.name : f.name,
       mimetype: typeof upload.mimetype === 'string' ? upload.mimetype : null,
       is_public: upload.is_public === true,
@@ -112,7 +110,7 @@ export async function prepareFileWrite(meta: ModelMeta, ids: readonly number[], 
       const owned = await sql<{ id: number }>`SELECT id FROM attachment WHERE id = ANY(${stale}::int[]) AND model = ${meta.name}
         AND record = ANY(${[...ids]}::int[]) AND field = ANY(${written.map((f) => f.name)})`.execute(env.work.trx);
       const meta2 = env.registry.meta(ATTACHMENT);
-      if (owned.rows.length) await withEnv({ su: true }, () => deleteRecords(meta2, owned.rows.map((r) => r.id)));
+      if (owned.rows.length) await withEnv({ su: true }, () => currentEnv().work.writes.deleteRecords(meta2, owned.rows.map((r) => r.id)));
     },
   };
 }
@@ -144,7 +142,7 @@ export async function prepareFileDelete(meta: ModelMeta, ids: readonly number[])
       const owned = await sql<{ id: number }>`SELECT id FROM attachment WHERE model = ${meta.name}
         AND record = ANY(${[...ids]}::int[])`.execute(currentEnv().work.trx);
       if (owned.rows.length) {
-        await withEnv({ su: true }, () => deleteRecords(currentEnv().registry.meta(ATTACHMENT), owned.rows.map((r) => r.id)));
+        await withEnv({ su: true }, () => currentEnv().work.writes.deleteRecords(currentEnv().registry.meta(ATTACHMENT), owned.rows.map((r) => r.id)));
       }
     },
   };

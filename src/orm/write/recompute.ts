@@ -10,7 +10,7 @@ import type { Field } from '../fields/field.js';
 import { OneToManyField, RelationalField } from '../fields/relational-fields.js';
 import type { ModelMeta } from '../model-meta.js';
 import { runSql } from '../execute-sql.js';
-import { QuerySet } from '../queryset.js';
+import { matchingIds } from '../query/matching-ids.js';
 import { inCondition } from '../query/filter-ast.js';
 import { RecordBatch } from '../record-batch.js';
 import { roundedToCurrency } from './monetary-rounding.js';
@@ -86,7 +86,7 @@ export async function collectDependents(
   }
   for (const { owner, prefix, fields } of byPath.values()) {
     const owners = ownersFromRows(owner, prefix, meta, hints.rows)
-      ?? await new QuerySet(owner).with_archived().filter(inCondition([...prefix, 'id'], ids)).ids();
+      ?? await matchingIds(owner, inCondition([...prefix, 'id'], ids));
     for (const field of fields) addPending(pending, owner, field, owners);
   }
 }

@@ -11,12 +11,11 @@ import { missingReference } from '../missing-reference.js';
 import { isRecordId, type ManyToManyField, type OneToManyField } from '../fields/relational-fields.js';
 import type { ModelMeta } from '../model-meta.js';
 import { runSql } from '../execute-sql.js';
-import { QuerySet } from '../queryset.js';
+import { currentEnv } from '../env.js';
+import { matchingIds } from '../query/matching-ids.js';
 import { inCondition } from '../query/filter-ast.js';
 import { lineIdError, type WriteMode } from './write-values.js';
-import { createRecords } from './create-records.js';
-import { writeEach, writeRecords, type RecordValues } from './write-records.js';
-import { deleteRecords } from './delete-records.js';
+import type { RecordValues } from './write-records.js';
 import { collectDependents, flushRecompute, newPending } from './recompute.js';
 import { labelItem, type ItemIndexes } from './item-errors.js';
 
@@ -50,7 +49,7 @@ export async function linkManyToMany(
     }
     if (pairs.length) {
       const targets = [...new Set(pairs.map((p) => p[1]))];
-      const found = new Set(await new QuerySet(field.target).with_archived().filter(inCondition(['id'], targets)).ids());
+      const found = new Set(await matchingIds(field.target, inCondition(['id'], targets)));
       const missing = targets.filter((t) => !found.has(t));
       if (missing.length) {
         // Read as the caller: a record it may not read is refused exactly as a missing one.
@@ -109,12 +108,13 @@ export async function writeLines(field: OneToManyField, writes: readonly LineWri
       }
     }
   }
+  const { createRecords, deleteRecords, writeEach, writeRecords } = currentEnv().work.writes;
   // Item indexes only when every parent has one (a bulk call): otherwise there is nothing to name.
   const named = writes.every((w) => w.item !== undefined);
   if (mode === 'update') {
     const keep = new Set([...links.map((l) => l.id), ...updates.map((u) => u.id)]);
     const parents = [...new Set(writes.map((w) => w.parentId))];
-    const existing = await new QuerySet(target).with_archived().filter(inCondition([inverse], parents)).ids();
+    const existing = await matchingIds(target, inCondition([inverse], parents));
     const dropped = existing.filter((id) => !keep.has(id));
     if (dropped.length) {
       if (field.inverse.isRequired || field.inverse.onDelete === 'CASCADE') await deleteRecords(target, dropped);
