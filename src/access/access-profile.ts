@@ -5,13 +5,12 @@
  * apply to it, parsed. The ORM compiles the rules into the SQL of each statement (select-plan.ts),
  * so enforcing them costs no statement of its own.
  */
-import { sql } from '../db/sql-fragment.js';
 import type { SqlExecutor } from '../db/sql-executor.js';
 import type { Permission } from '../orm/access-policy.js';
-import type { ManyToManyField } from '../orm/fields/relational-fields.js';
 import type { FilterNode } from '../orm/query/filter-ast.js';
 import { parseFilter } from '../orm/query/filter-parser.js';
 import type { Registry } from '../orm/registry.js';
+import { grantRows, memberships, type ProfileSubject } from '../orm/system/access-rows.js';
 
 export type { Permission };
 export const PERMISSIONS: readonly Permission[] = ['read', 'write', 'create', 'delete'];
@@ -36,49 +35,14 @@ export interface AccessProfile {
   readonly rules: ReadonlyMap<string, readonly AppliedRule[]>;
 }
 
-/** Whose groups: a person's own, or — for an API key — its service account's. */
-export interface ProfileSubject {
-  uid: number;
-  serviceAccountId: number | null;
-}
+export type { ProfileSubject };
 
-function joinTable(registry: Registry, model: string, field: string) {
-  return (registry.meta(model).fields.get(field) as ManyToManyField).join;
-}
-
-/** Loads the profile in two statements (groups and companies; rights and rules). */
+/** Loads the profile in two statements (groups and companies; rights and rules: `orm/system/access-rows.ts`). */
 export async function loadAccessProfile(db: SqlExecutor, registry: Registry, subject: ProfileSubject): Promise<AccessProfile> {
-  const userGroups = joinTable(registry, 'User', 'groups');
-  const accountGroups = joinTable(registry, 'ServiceAccount', 'groups');
-  const userCompanies = joinTable(registry, 'User', 'companies');
-  const groupsSql = subject.serviceAccountId !== null
-    ? sql`SELECT ${sql.id(accountGroups.targetColumn)} FROM ${sql.table(accountGroups.table)} WHERE ${sql.id(accountGroups.sourceColumn)} = ${subject.serviceAccountId}`
-    : sql`SELECT ${sql.id(userGroups.targetColumn)} FROM ${sql.table(userGroups.table)} WHERE ${sql.id(userGroups.sourceColumn)} = ${subject.uid}`;
-  const { rows: [who] } = await sql<{ groups: number[]; companies: number[] }>`SELECT
-      ARRAY(${groupsSql}) AS groups,
-      ARRAY(SELECT ${sql.id(userCompanies.targetColumn)} FROM ${sql.table(userCompanies.table)} WHERE ${sql.id(userCompanies.sourceColumn)} = ${subject.uid}
-            UNION SELECT company_id FROM ${sql.table(registry.meta('User').table)} WHERE id = ${subject.uid} AND company_id IS NOT NULL) AS companies`.execute(db);
-  const groupIds = who?.groups ?? [];
-  const companyIds = (who?.companies ?? []).sort((a, b) => a - b);
-
-  const ruleGroups = joinTable(registry, 'RecordRule', 'groups');
-  const { rows } = await sql<{
-    kind: 'right' | 'rule'; id: number | null; name: string | null; model: string; filter: string | null;
-    is_global: boolean | null; read: boolean; write: boolean; create: boolean; delete: boolean;
-  }>`SELECT 'right' AS kind, NULL::int AS id, NULL AS name, model, NULL AS filter, NULL::boolean AS is_global,
-        bool_or(read_perm) AS read, bool_or(write_perm) AS write, bool_or(create_perm) AS create, bool_or(delete_perm) AS delete
-      FROM ${sql.table(registry.meta('ModelAccess').table)}
-      WHERE group_id IS NULL OR group_id = ANY(${groupIds}::int[])
-      GROUP BY model
-    UNION ALL
-    SELECT 'rule', r.id, r.name, r.model, r.filter,
-        NOT EXISTS (SELECT 1 FROM ${sql.table(ruleGroups.table)} g WHERE g.${sql.id(ruleGroups.sourceColumn)} = r.id),
-        r.perm_read, r.perm_write, r.perm_create, r.perm_delete
-      FROM ${sql.table(registry.meta('RecordRule').table)} r
-      WHERE r.active IS TRUE AND (
-        NOT EXISTS (SELECT 1 FROM ${sql.table(ruleGroups.table)} g WHERE g.${sql.id(ruleGroups.sourceColumn)} = r.id)
-        OR EXISTS (SELECT 1 FROM ${sql.table(ruleGroups.table)} g WHERE g.${sql.id(ruleGroups.sourceColumn)} = r.id
-                   AND g.${sql.id(ruleGroups.targetColumn)} = ANY(${groupIds}::int[])))`.execute(db);
+  const who = await memberships(db, registry, subject);
+  const groupIds = who.groups;
+  const companyIds = who.companies.sort((a, b) => a - b);
+  const rows = await grantRows(db, registry, groupIds);
 
   const rights = new Map<string, Set<Permission>>();
   const rules = new Map<string, AppliedRule[]>();

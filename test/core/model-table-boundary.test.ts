@@ -26,10 +26,6 @@ const OWNERS = ['src/orm/', 'src/db/'];
 const EXCEPTIONS: Record<string, string> = {
   'src/modules/schema-sync.ts':
     'DDL of the model tables themselves (and the checks and backfills of their rows a new constraint needs), on the tables as the database has them before the new registry holds',
-  'src/access/access-profile.ts':
-    'loads the access profile (groups, companies, rights, rules) in two statements; moves into orm when access becomes a policy compiler (issue 26 item 2)',
-  'src/access/company-consistency.ts':
-    "the company-consistency check of a write (one statement); moves with the profile's (item 2)",
   'src/access/reference-checks.ts':
     "a predicate naming the written table, compiled into the ORM's own INSERT or UPDATE",
 };
