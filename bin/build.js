@@ -58,11 +58,18 @@ await rename(partial, OUT);
 await rm(old, { recursive: true, force: true });
 console.log(`fieldforge: compiled ${config.fileNames.length} files into dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
-/** Symlinks every file of `from` that is not TypeScript into `to`, at the same relative path. */
+/**
+ * Symlinks every file of `from` that is not TypeScript into `to`, at the same relative path. A
+ * module's `web/` folder (browser code, never compiled) is linked whole, as the top-level `web/`
+ * is: served files must really lie inside the folder served (src/http/asset-folder.ts).
+ */
 async function linkAssets(from, to) {
   for (const entry of await readdir(from, { withFileTypes: true })) {
     const source = join(from, entry.name);
-    if (entry.isDirectory()) {
+    if (entry.isDirectory() && /^modules\/[^/]+\/web$/.test(relative(ROOT, source).split(sep).join('/'))) {
+      await mkdir(to, { recursive: true });
+      await symlink(relative(to, source), join(to, entry.name));
+    } else if (entry.isDirectory()) {
       await linkAssets(source, join(to, entry.name));
     } else if (!entry.name.endsWith('.ts')) {
       await mkdir(to, { recursive: true });

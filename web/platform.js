@@ -4,8 +4,8 @@
  * `hooks` and `components` (`Altcha`, `PinInput`, also registered under those names), adds the
  * theme's stylesheet unless the page links it, shows the toast the address asks for
  * (`notify_*`), and mounts every `[data-component]` element, now and as they are added.
- * No import map and no build step: the server rewrites `preact`, `preact/hooks` and `htm` to the
- * vendored files' URLs (src/http/web-vendor.ts).
+ * No build step: `preact`, `preact/hooks` and `htm` are the vendored files, resolved by the
+ * page's import map (src/http/import-map.ts), which the page carries before this script.
  */
 import { h } from 'preact';
 import * as preactHooks from 'preact/hooks';

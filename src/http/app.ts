@@ -31,6 +31,7 @@ import { registerReportRoutes } from './routes/reports.js';
 import { registerResequenceRoutes } from './routes/resequence.js';
 import { registerSessionUserRoutes } from './routes/session-user.js';
 import { registerWebAssetRoutes } from './routes/web-assets.js';
+import { registerWebModuleRoutes } from './routes/web-modules.js';
 import { registerWebPageRoutes } from './routes/web-pages.js';
 
 /** Deepest nesting of arrays and objects accepted in a JSON request body. */
@@ -133,6 +134,7 @@ export async function buildApp(platform: Platform, options: AppOptions = {}): Pr
   registerFileRoutes(app, platform, selector);
   registerFormRoutes(app);
   registerWebAssetRoutes(app);
+  registerWebModuleRoutes(app, platform.catalog);
   registerWebPageRoutes(app, selector);
   registerSessionUserRoutes(app);
   registerMenuRoutes(app);

@@ -1,13 +1,13 @@
 /**
  * The npm libraries the browser client runs (Preact, its hooks, htm, and the browser half of
- * altcha-lib for the proof-of-work worker), read once from `node_modules` and served under
- * `/web/vendor/<package>@<version>/<file>`. The page needs no import map: every bare specifier
- * these files and the client's own files import (`preact`, `preact/hooks`, `htm`, `altcha-lib`,
- * `altcha-lib/algorithms/web/pbkdf2`, `altcha-lib/workers/shared`) is rewritten to its versioned
- * URL (`rewriteBareImports`), in the vendored files once here and in the client's files as they
- * are read. A vendored file's relative imports are vendored with it, at the same relative place,
- * so a multi-file ES module package works as published. A new version is a new URL, so the
- * vendored files are cached for a year, immutable.
+ * altcha-lib for the proof-of-work worker), read once from `node_modules` and served as published
+ * under `/web/vendor/<package>@<version>/<file>`. Their bare specifiers (`preact`,
+ * `preact/hooks`, `htm`, `altcha-lib…`) are resolved in the browser by the pages' import map
+ * (`import-map.ts`), so no file's imports are rewritten: the only change to a vendored file is its
+ * trailing source-map comment, dropped because the map's sources are not served. A vendored
+ * file's relative imports are vendored with it, at the same relative place, so a multi-file ES
+ * module package works as published. A new version is a new URL, so the vendored files are cached
+ * for a year, immutable.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -41,7 +41,7 @@ export interface VendorFile {
 }
 
 export interface VendorModules {
-  /** Bare specifier → absolute URL (`preact` → `/web/vendor/preact@11.2.0/preact.mjs`). */
+  /** Bare specifier → absolute URL (`preact` → `/web/vendor/preact@11.2.0/preact.mjs`): the import map's vendored entries. */
   urls: ReadonlyMap<string, string>;
   /** Path below `/web/` → file. */
   files: ReadonlyMap<string, VendorFile>;
@@ -64,8 +64,16 @@ function packageRoot(name: string): { root: string; version: string } {
   }
 }
 
-/** Reads and rewrites the vendored files with the files they import relatively; throws at startup when one is missing. */
+/** Read once per process: the installed packages do not change under a running server. */
+let loaded: VendorModules | null = null;
+
+/** The vendored files with the files they import relatively; throws at startup when one is missing. */
 export function loadVendorModules(): VendorModules {
+  loaded ??= readVendorModules();
+  return loaded;
+}
+
+function readVendorModules(): VendorModules {
   const urls = new Map<string, string>();
   const located = ENTRIES.map((entry) => {
     const { root, version } = packageRoot(entry.package);
@@ -91,28 +99,16 @@ export function loadVendorModules(): VendorModules {
       if (files.has(path)) continue;
       // The source map names sources that are not served: the comment would only make devtools 404.
       const text = readFileSync(source, 'utf8').replace(/\n?\/\/# sourceMappingURL=\S+\s*$/, '\n');
-      files.set(path, { path, body: Buffer.from(rewriteBareImports(text, urls), 'utf8') });
+      files.set(path, { path, body: Buffer.from(text, 'utf8') });
       for (const specifier of relativeImports(text)) pending.push(join(dirname(source), specifier));
     }
   }
   return { urls, files };
 }
 
-/** The relative specifiers (`./x.js`, `../y.js`) of a module's static imports and re-exports. */
+/** The relative specifiers (`./x.js`, `../y.js`) of a module's static imports and re-exports: the files to vendor along. */
 function relativeImports(source: string): string[] {
   const found: string[] = [];
   for (const match of source.matchAll(/(?:\bfrom\s*|\bimport\s*)(["'])(\.{1,2}\/[^"'\n]+)\1/g)) found.push(match[2]!);
   return found;
-}
-
-/**
- * Replaces the known bare specifiers of static and dynamic imports and of re-exports
- * (`from"preact"`, `from 'preact/hooks'`, `import("htm")`, `import 'preact'`) by their URLs.
- * Only the exact specifiers of `urls` are touched, so relative imports and strings stay as written.
- */
-export function rewriteBareImports(source: string, urls: ReadonlyMap<string, string>): string {
-  return source.replace(/(\bfrom\s*|\bimport\s*\(\s*|\bimport\s*)(["'])([^"'\n]+)\2/g, (match, lead: string, quote: string, specifier: string) => {
-    const url = urls.get(specifier);
-    return url === undefined ? match : `${lead}${quote}${url}${quote}`;
-  });
 }

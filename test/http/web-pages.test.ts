@@ -6,9 +6,11 @@
  * menus whose model the caller may read, in sequence order, in the caller's language) and
  * `GET /api/window-action/{ref}`.
  */
+import { createHash } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Language } from '../../modules/core/models/language.js';
+import { pageImportMap } from '../../src/http/import-map.js';
 import { solvedAltcha } from '../support/altcha.js';
 import { createUserWithPassword } from '../support/browser.js';
 import { testDatabase, type TestDatabase } from '../support/test-database.js';
@@ -72,7 +74,7 @@ describe('GET /', () => {
 });
 
 describe('the pages', () => {
-  it('serve a small static document: stylesheets, the platform script, the entry module, a noscript message, <html lang>', async () => {
+  it('serve a small static document: stylesheets, the import map, the platform script, the entry module, a noscript message, <html lang>', async () => {
     for (const [url, entry, title] of [['/web/login', '/web/client/login.js', 'Sign in · FieldForge'], ['/web', '/web/client/app.js', 'FieldForge']] as const) {
       const res = await get(url, { 'x-db-name': t.name });
       expect(res.statusCode, url).toBe(200);
@@ -83,11 +85,11 @@ describe('the pages', () => {
       for (const css of ['/web/theme.css', '/web/client/app.css', '/web/client/views/views.css', '/web/client/fields/fields.css', '/web/client/settings/settings.css']) {
         expect(body).toContain(`<link rel="stylesheet" href="${css}">`);
       }
-      expect(body).toContain('<script type="module" src="/web/platform.js"></script>');
-      expect(body).toContain(`<script type="module" src="${entry}"></script>`);
+      // The import map before any module script: it resolves their bare imports.
+      expect(body).toContain(`${pageImportMap().tag}\n  <script type="module" src="/web/platform.js"></script>\n  <script type="module" src="${entry}"></script>`);
       expect(body).toMatch(/<noscript><p class="ff-noscript">FieldForge needs JavaScript[^<]*<\/p><\/noscript>/);
-      // No inline script or style anywhere: the CSP forbids them.
-      expect(body.match(/<script\b[^>]*>/g)!.every((tag) => / src="/.test(tag))).toBe(true);
+      // No inline script but the import map, no inline style: the CSP forbids them.
+      expect(body.match(/<script\b[^>]*>/g)!.filter((tag) => !/ src="/.test(tag))).toEqual(['<script type="importmap">']);
       expect(body).not.toMatch(/<style\b| style="/);
     }
   });
@@ -98,7 +100,10 @@ describe('the pages', () => {
       const csp = String(res.headers['content-security-policy']);
       const directives = new Map(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([k, ...v]) => [k!, v.join(' ')]));
       expect(directives.get('default-src')).toBe("'self'");
-      expect(directives.get('script-src')).toBe("'self'");
+      // This origin, and of inline scripts the import map alone, by its hash.
+      const json = /<script type="importmap">(.*?)<\/script>/.exec(res.body)![1]!;
+      expect(directives.get('script-src')).toBe(`'self' 'sha256-${createHash('sha256').update(json).digest('base64')}'`);
+      expect(directives.get('script-src')).toBe(`'self' ${pageImportMap().scriptHash}`);
       expect(directives.get('style-src')).toBe("'self'");
       expect(directives.get('connect-src')).toBe("'self'");
       expect(directives.get('frame-ancestors')).toBe("'none'");

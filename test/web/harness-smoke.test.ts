@@ -1,6 +1,7 @@
 /** The browser harness itself: Debian's Chromium loads the platform script from our server, and a request to another host is caught. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
+import { pageImportMap } from '../../src/http/import-map.js';
 import { guardedPage, launchBrowser, serveApp, type ServedApp } from '../support/browser.js';
 import { testDatabase, type TestDatabase } from '../support/test-database.js';
 
@@ -23,7 +24,7 @@ describe('browser harness', () => {
   it('loads /web/platform.js and defines window.fieldforge, with no foreign request', async () => {
     const g = await guardedPage(browser, served.baseUrl, { db: t.name });
     await g.page.goto('/web/platform.js');
-    await g.page.setContent('<!doctype html><html><head><script type="module" src="/web/platform.js"></script></head><body></body></html>');
+    await g.page.setContent(`<!doctype html><html><head>${pageImportMap().tag}<script type="module" src="/web/platform.js"></script></head><body></body></html>`);
     await g.page.waitForFunction(() => typeof (globalThis as unknown as { fieldforge?: unknown }).fieldforge === 'object');
     g.assertClean();
     await g.close();

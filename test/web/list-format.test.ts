@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { formatDate, formatDatetime, formatMonetary, formatNumber } from '../../src/i18n/format.js';
+import { pageImportMap } from '../../src/http/import-map.js';
 import { guardedPage, launchBrowser, serveApp, signInContext, type GuardedPage, type ServedApp } from '../support/browser.js';
 import { testDatabase, type TestDatabase } from '../support/test-database.js';
 
@@ -30,7 +31,7 @@ async function formatPage(): Promise<GuardedPage> {
   const g = await guardedPage(browser, served.baseUrl, { db: t.name, context: { timezoneId: 'UTC' } });
   await signInContext(t, served, g.context, 'admin@example.com', 'admin-password-for-tests');
   await g.page.goto('/web/platform.js');
-  await g.page.setContent(`<!doctype html><html><head><script type="module">
+  await g.page.setContent(`<!doctype html><html><head>${pageImportMap().tag}<script type="module">
     import * as fmt from '/web/client/format.js';
     window.fmt = fmt;
   </script></head><body></body></html>`);

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll } from 'vitest';
 import type { Browser, BrowserContext, Request } from 'playwright-core';
+import { pageImportMap } from '../../src/http/import-map.js';
 import { guardedPage, launchBrowser, serveApp, signInContext, type GuardedPage, type ServedApp } from '../support/browser.js';
 import { testDatabase, type TestDatabase } from '../support/test-database.js';
 
@@ -72,6 +73,7 @@ export function listHarness(seed: (h: ListHarness) => Promise<void>): ListHarnes
       await g.page.setContent(`<!doctype html><html lang="en"><head>
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <link rel="stylesheet" href="/web/theme.css"><link rel="stylesheet" href="/web/client/views/views.css">
+        ${pageImportMap().tag}
         <script type="module" src="/web/platform.js"></script>
         <script type="module">
           import { html, render } from '/web/lib/html.js';

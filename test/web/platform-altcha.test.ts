@@ -141,7 +141,9 @@ describe('Altcha under a hard challenge', () => {
       <button type="button" id="tap" onclick="this.textContent = 'Tapped ' + (++window.taps)">Tap</button>
       <script>window.taps = 0;</script>`);
     await expect.poll(() => page.workers().length, { timeout: 10_000 }).toBeGreaterThan(0);
-    expect(workers.every((url) => url.endsWith('/web/workers/altcha-solver.js'))).toBe(true);
+    // The worker is told the library's vendored modules by URL (a worker has no import map).
+    expect(workers.every((url) => new URL(url).pathname === '/web/workers/altcha-solver.js')).toBe(true);
+    expect(new URL(workers[0]!).searchParams.get('shared')).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/web\/vendor\/altcha-lib@[\d.]+\/v2\/workers\/shared\.js$/);
     await page.waitForTimeout(300);
 
     // Over two seconds of solving, frames keep coming and timers keep firing on time.

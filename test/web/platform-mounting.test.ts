@@ -3,7 +3,7 @@
  * "Platform script"), in Debian's Chromium against the real server: `window.fieldforge` and its
  * members, `[data-component]` elements mounted once with their `data-props` (now, later, and
  * when their component is registered late), bad JSON contained, `mount()`/unmount, htm markup
- * with no import map and no build step.
+ * with no build step, its bare imports resolved by the page's import map.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
@@ -87,10 +87,10 @@ describe('window.fieldforge', () => {
       components: ['Altcha', 'PinInput'],
       altchaRegistered: true,
       pinRegistered: true,
-      importMaps: 0,
+      importMaps: 1,
       vnodeType: 'span',
     });
-    // Preact and htm came from the platform's own vendored copies.
+    // Preact and htm came from the platform's own vendored copies, by the page's import map.
     expect(requests).toEqual(expect.arrayContaining([
       '/web/platform.js',
       expect.stringMatching(/^\/web\/vendor\/preact@\d+\.\d+\.\d+\/preact\.mjs$/),

@@ -1,20 +1,27 @@
 /**
- * `GET /web/**` at the HTTP level (src/http/routes/web-assets.ts, src/http/web-vendor.ts): content
- * types, ETag and 304, `no-cache` for the client's own files and a year, immutable, for the
- * vendored ones (their version is in the URL), bare imports rewritten to the vendored URLs (so
- * no import map is needed), and nothing outside the folder: no dotfiles, no `..`, no symlink
+ * `GET /web/**` at the HTTP level (src/http/routes/web-assets.ts, src/http/web-vendor.ts,
+ * src/http/import-map.ts): content types, ETag and 304, `no-cache` for the client's own files and
+ * a year, immutable, for the vendored ones (their version is in the URL), every file served as
+ * written with each bare import resolved by the pages' import map, the formatter the server runs
+ * served as the browser's, and nothing outside the folder: no dotfiles, no `..`, no symlink
  * leading out, no directory listing, unknown types 404.
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installErrorHandler } from '../../src/http/error-handler.js';
 import { registerWebAssetRoutes } from '../../src/http/routes/web-assets.js';
-import { loadVendorModules, rewriteBareImports } from '../../src/http/web-vendor.js';
+import * as serverFormat from '../../src/i18n/format.js';
+import * as sharedFormat from '../../src/i18n/locale-format.js';
+import { pageImportMap } from '../../src/http/import-map.js';
+import { SHARED_SOURCES } from '../../src/http/routes/web-assets.js';
+import { loadVendorModules } from '../../src/http/web-vendor.js';
 import { testDatabase, type TestDatabase } from '../support/test-database.js';
 
 let t: TestDatabase;
@@ -28,9 +35,27 @@ afterAll(async () => {
 
 const get = (url: string, headers: Record<string, string> = {}) => t.app.inject({ method: 'GET', url, headers });
 
-/** Every module specifier a file imports (static, dynamic, re-export, bare import). */
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** Every JavaScript file below `dir` (repository-relative paths). */
+function scripts(dir: string): string[] {
+  return readdirSync(join(ROOT, dir), { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile() && e.name.endsWith('.js'))
+    .map((e) => relative(ROOT, join(e.parentPath, e.name)));
+}
+
+/** Where the page's import map sends a bare specifier (an exact entry, else the longest prefix entry), or null. */
+function mapped(specifier: string): string | null {
+  const { imports } = pageImportMap();
+  if (imports[specifier]) return imports[specifier]!;
+  const prefix = Object.keys(imports).filter((k) => k.endsWith('/') && specifier.startsWith(k)).sort((a, b) => b.length - a.length)[0];
+  return prefix ? imports[prefix]! + specifier.slice(prefix.length) : null;
+}
+
+/** Every module specifier a file imports (static, dynamic, re-export, bare import; a JSDoc type's too). */
 function specifiers(source: string): string[] {
-  return [...source.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s*)(["'])([^"'\n]+)\1/g)].map((m) => m[2]!);
+  // No blank, `$` or brace in a specifier: `kind === 'import' ? '…'` is none.
+  return [...source.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s*)(["'])([^"'\s${}]+)\1/g)].map((m) => m[2]!);
 }
 
 describe('the client’s own files', () => {
@@ -71,25 +96,76 @@ describe('the client’s own files', () => {
     expect(stale.body).toBe(first.body);
   });
 
-  it('rewrites every bare import of every client module to a vendored URL, so the page needs no import map', async () => {
-    const vendor = loadVendorModules();
-    for (const path of ['platform.js', 'lib/html.js', 'lib/mounting.js', 'components/altcha.js', 'components/pin-input.js', 'workers/altcha-solver.js']) {
-      const res = await get(`/web/${path}`);
-      expect(res.statusCode, path).toBe(200);
-      const found = specifiers(res.body);
-      expect(found.length, path).toBeGreaterThan(0);
-      for (const specifier of found) expect(specifier, `${path} imports ${specifier}`).toMatch(/^(\.\.?\/|\/web\/)/);
+  it('serves every client file as written, each bare import resolved by the import map to a file served here', async () => {
+    const files = [...scripts('web'), ...scripts('modules').filter((f) => f.includes('/web/'))];
+    expect(files).toEqual(expect.arrayContaining(['web/platform.js', 'web/client/fields/field-widget.js', 'modules/project/web/index.js']));
+    const bare = new Set<string>();
+    for (const file of files) {
+      const url = file.startsWith('web/') ? `/${file}` : `/web/modules/${file.slice('modules/'.length).replace('/web/', '/')}`;
+      const res = await get(url);
+      expect(res.statusCode, url).toBe(200);
+      expect(res.body, url).toBe(readFileSync(join(ROOT, file), 'utf8'));
+      for (const specifier of specifiers(res.body)) {
+        if (/^\.\.?\//.test(specifier)) continue;
+        bare.add(specifier);
+        expect(mapped(specifier), `${file} imports ${specifier}`).toMatch(/^\/web\//);
+      }
     }
-    const platform = (await get('/web/platform.js')).body;
-    expect(specifiers(platform)).toContain(vendor.urls.get('preact'));
-    expect(specifiers(platform)).toContain(vendor.urls.get('preact/hooks'));
-    expect(specifiers((await get('/web/lib/html.js')).body)).toContain(vendor.urls.get('htm'));
-    expect(specifiers((await get('/web/components/altcha.js')).body)).toContain(vendor.urls.get('altcha-lib'));
+    // The vendored libraries by name, the client's own folder by prefix (modules, shared sources).
+    expect([...bare]).toEqual(expect.arrayContaining(['preact', 'preact/hooks', 'htm', 'altcha-lib', 'fieldforge/web/shared/i18n/locale-format.js', 'fieldforge/web/client/registry.js']));
+    for (const specifier of bare) {
+      const res = await get(mapped(specifier)!);
+      expect(res.statusCode, `${specifier} → ${mapped(specifier)}`).toBe(200);
+    }
+  });
+
+  it('writes the import map the pages carry: the vendored URLs and the client folder, inline-safe, with its CSP hash', () => {
+    const map = pageImportMap();
+    const vendor = loadVendorModules();
+    expect(map.imports).toEqual({ ...Object.fromEntries(vendor.urls), 'fieldforge/web/': '/web/' });
+    const json = /^<script type="importmap">(.*)<\/script>$/.exec(map.tag)![1]!;
+    expect(JSON.parse(json)).toEqual({ imports: map.imports });
+    expect(json).not.toContain('<');
+    expect(map.scriptHash).toMatch(/^'sha256-[A-Za-z0-9+/]{43}='$/);
+  });
+});
+
+describe('the server sources the browser runs', () => {
+  it('serves the formatter and what it imports from the server’s own files, byte for byte, and nothing else of src/', async () => {
+    expect(SHARED_SOURCES).toEqual(['i18n/locale-format.js', 'orm/round-to-step.js']);
+    for (const path of SHARED_SOURCES) {
+      const res = await get(`/web/shared/${path}`);
+      expect(res.statusCode, path).toBe(200);
+      expect(res.headers['content-type']).toBe('text/javascript; charset=utf-8');
+      expect(res.headers['cache-control']).toBe('no-cache');
+      expect(res.body).toBe(readFileSync(join(ROOT, 'src', path), 'utf8'));
+      // Its imports are other shared sources, at the same relative place.
+      for (const specifier of specifiers(res.body)) {
+        expect(SHARED_SOURCES, `${path} imports ${specifier}`).toContain(new URL(specifier, `http://x/${path}`).pathname.slice(1));
+      }
+    }
+    for (const url of ['/web/shared/i18n/format.ts', '/web/shared/i18n/format.js', '/web/shared/errors.js', '/web/shared/index.ts', '/web/shared/../src/errors.ts', '/web/shared/']) {
+      expect((await get(url)).statusCode, url).toBe(404);
+    }
+  });
+
+  it('is the very module the server formats with, and the client keeps no copy of it', () => {
+    for (const name of ['formatDate', 'formatDatetime', 'formatTime', 'formatNumber', 'formatMonetary', 'deriveFormats', 'stripIsolate'] as const) {
+      expect(serverFormat[name], name).toBe(sharedFormat[name]);
+    }
+    const client = readFileSync(join(ROOT, 'web/client/format.js'), 'utf8');
+    expect(client).toContain(`from 'fieldforge/web/shared/i18n/locale-format.js'`);
+    // The pattern tokens, the rounding and the digit tables are written once, in src/.
+    for (const file of scripts('web')) {
+      const text = readFileSync(join(ROOT, file), 'utf8');
+      expect(text, file).not.toContain('YYYY|YY|MM');
+      expect(text, file).not.toMatch(/function (roundToStep|localDigits|dayPeriod|minusSign)\b/);
+    }
   });
 });
 
 describe('vendored libraries', () => {
-  it('serves Preact, its hooks, htm and altcha-lib’s browser modules under versioned URLs, immutable for a year, their imports rewritten too', async () => {
+  it('serves Preact, its hooks, htm and altcha-lib’s browser modules as published under versioned URLs, immutable for a year', async () => {
     const vendor = loadVendorModules();
     expect([...vendor.urls.keys()].sort()).toEqual(['altcha-lib', 'altcha-lib/algorithms/web/pbkdf2', 'altcha-lib/workers/shared', 'htm', 'preact', 'preact/hooks']);
     for (const [path] of vendor.files) {
@@ -99,17 +175,17 @@ describe('vendored libraries', () => {
       expect(res.headers['content-type']).toBe('text/javascript; charset=utf-8');
       expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
       expect(res.body).not.toMatch(/sourceMappingURL/);
-      // Every import resolves to a file served here: bare ones rewritten, relative ones vendored alongside.
+      // Every import resolves to a file served here: bare ones by the import map, relative ones vendored alongside.
       for (const specifier of specifiers(res.body)) {
-        const target = specifier.startsWith('/web/') ? specifier : new URL(specifier, `http://x/web/${path}`).pathname;
+        const target = /^\.\.?\//.test(specifier) ? new URL(specifier, `http://x/web/${path}`).pathname : mapped(specifier);
         expect(target, `${path} imports ${specifier}`).toMatch(/^\/web\/vendor\//);
-        expect(vendor.files.has(target.slice('/web/'.length)), `${path} imports ${specifier}`).toBe(true);
+        expect(vendor.files.has((target ?? "").slice('/web/'.length)), `${path} imports ${specifier}`).toBe(true);
       }
       const cached = await get(`/web/${path}`, { 'if-none-match': res.headers.etag as string });
       expect(cached.statusCode).toBe(304);
     }
     const hooks = (await get(vendor.urls.get('preact/hooks')!)).body;
-    expect(specifiers(hooks)).toEqual([vendor.urls.get('preact')]);
+    expect(specifiers(hooks)).toEqual(['preact']);
     // The server-only parts of altcha-lib (node:crypto) are not vendored.
     expect([...vendor.files.keys()].some((p) => /altcha-lib@[^/]+\/v2\/algorithms\/pbkdf2\.js$/.test(p))).toBe(false);
   });
@@ -124,35 +200,6 @@ describe('vendored libraries', () => {
     ]) {
       expect((await get(url)).statusCode, url).toBe(404);
     }
-  });
-});
-
-describe('rewriteBareImports', () => {
-  it('rewrites exactly the known specifiers in static, dynamic, side-effect and re-export forms, and nothing else', () => {
-    const urls = new Map([['preact', '/web/vendor/preact@1.0.0/preact.mjs'], ['preact/hooks', '/web/vendor/preact@1.0.0/hooks.mjs']]);
-    const source = [
-      `import { h } from 'preact';`,
-      `import{options as n}from"preact";`,
-      `export { useState } from "preact/hooks";`,
-      `import 'preact';`,
-      `const lazy = import( 'preact/hooks' );`,
-      `import x from 'preact-router';`,
-      `import y from './preact';`,
-      `const text = 'preact';`,
-      `console.log("from 'preact'");`,
-    ].join('\n');
-    expect(rewriteBareImports(source, urls).split('\n')).toEqual([
-      `import { h } from '/web/vendor/preact@1.0.0/preact.mjs';`,
-      `import{options as n}from"/web/vendor/preact@1.0.0/preact.mjs";`,
-      `export { useState } from "/web/vendor/preact@1.0.0/hooks.mjs";`,
-      `import '/web/vendor/preact@1.0.0/preact.mjs';`,
-      `const lazy = import( '/web/vendor/preact@1.0.0/hooks.mjs' );`,
-      `import x from 'preact-router';`,
-      `import y from './preact';`,
-      `const text = 'preact';`,
-      // A string that only looks like an import is rewritten too: harmless in the client's code, and noted here.
-      `console.log("from '/web/vendor/preact@1.0.0/preact.mjs'");`,
-    ]);
   });
 });
 
@@ -206,7 +253,7 @@ describe('what is never served', () => {
   it('refuses dotfiles, dot folders, .., encoded .., backslashes, NUL, directories, unknown types and symlinks leading out', async () => {
     const ok = await app.inject({ method: 'GET', url: '/web/app.js' });
     expect(ok.statusCode).toBe(200);
-    expect(ok.body).toContain(`from '${loadVendorModules().urls.get('preact')}'`);
+    expect(ok.body).toBe(`import { h } from 'preact';\nexport const x = h;\n`);
     expect((await app.inject({ method: 'GET', url: '/web/lib/page.html' })).headers['content-type']).toBe('text/html; charset=utf-8');
     // A symlink to a file inside the folder is that file.
     expect((await app.inject({ method: 'GET', url: '/web/alias.js' })).body).toBe(ok.body);

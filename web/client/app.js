@@ -1,10 +1,12 @@
 /**
  * Entry of the app shell page (`/web`): who is signed in (else to the sign-in page and back), the
- * page's language and direction from the user's, the menus, then the shell.
+ * page's language and direction from the user's, the menus and the installed modules' own web
+ * assets (their widgets), then the shell.
  */
 import { html, render } from '../lib/html.js';
 import { api } from './api.js';
 import { loadLanguage } from './format.js';
+import { loadModuleAssets } from './module-assets.js';
 import { AppShell } from './shell/app-shell.js';
 import { followPresence } from './realtime/presence.js';
 import { showNotifications, showSocketRefusals } from './realtime/live.js';
@@ -23,10 +25,12 @@ async function start() {
   document.documentElement.dir = session.user.language.direction === 'rtl' ? 'rtl' : 'ltr';
   handleExpiredSessions();
   startLiveUpdates(session.db);
-  // The language's own formats (separators, date format) for every view, loaded with the menus.
+  // The language's own formats (separators, date format) for every view and the modules'
+  // widgets, loaded with the menus.
   const [menus] = await Promise.all([
     /** @type {Promise<import('./shell/menu-tree.js').MenuNode[]>} */ (api.get('/api/menus', {})),
     loadLanguage(session.lang),
+    loadModuleAssets(),
   ]);
   render(html`<${AppShell} session=${session} menus=${menus} />`, root);
 }

@@ -12,7 +12,13 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { html } from '../lib/html.js';
 
+/**
+ * The solver worker, told where the library's worker modules are: a worker has no import map, so
+ * the page's map resolves them here and the worker imports them by URL.
+ */
 const WORKER_URL = new URL('../workers/altcha-solver.js', import.meta.url);
+WORKER_URL.searchParams.set('pbkdf2', import.meta.resolve('altcha-lib/algorithms/web/pbkdf2'));
+WORKER_URL.searchParams.set('shared', import.meta.resolve('altcha-lib/workers/shared'));
 /** Solve again this long before the challenge expires. */
 const RENEW_BEFORE_MS = 30_000;
 

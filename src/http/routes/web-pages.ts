@@ -3,9 +3,10 @@
  * `GET /web` (the app shell) and `GET /`, which sends a browser to the shell when it carries a
  * session cookie and to the sign-in page otherwise. The pages are small static documents: the
  * stylesheets, the platform script and the page's entry module, which draws everything else.
- * They are never cached (they depend on the database choice) and carry a strict
+ * The import map comes first (`import-map.ts`): it resolves the bare imports of every module
+ * script after it. They are never cached (they depend on the database choice) and carry a strict
  * Content-Security-Policy: scripts, styles, connections and workers from this origin only, no
- * inline script or style element, no framing.
+ * inline script but the import map (allowed by its hash), no inline style, no framing.
  *
  * The database: both pages honour `?db=NAME` (then remembered in the `ff_db` cookie) below the
  * header and the host (`database-selection.ts`). When nothing chooses one, the sign-in page asks
@@ -15,6 +16,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { DatabaseChoice, DatabaseSelector } from '../database-selection.js';
 import { forgetDatabase, rememberDatabase } from '../database-selection.js';
+import { pageImportMap } from '../import-map.js';
 import { SESSION_COOKIE } from '../session-cookies.js';
 import { FAVICON_URL } from './web-assets.js';
 
@@ -35,9 +37,10 @@ const STYLESHEETS = [
   '/web/client/settings/settings.css',
 ];
 
-export const CONTENT_SECURITY_POLICY = [
+/** The pages' policy: this origin only, and of inline scripts the import map alone. */
+export const contentSecurityPolicy = (): string => [
   "default-src 'self'",
-  "script-src 'self'",
+  `script-src 'self' ${pageImportMap().scriptHash}`,
   "style-src 'self'",
   "img-src 'self' data: blob:",
   "font-src 'self'",
@@ -100,7 +103,7 @@ async function selectorChoice(selector: DatabaseSelector, req: FastifyRequest, r
 function pageHeaders(reply: FastifyReply): void {
   void reply
     .header('Cache-Control', 'no-store')
-    .header('Content-Security-Policy', CONTENT_SECURITY_POLICY)
+    .header('Content-Security-Policy', contentSecurityPolicy())
     .header('X-Frame-Options', 'DENY')
     .header('X-Content-Type-Options', 'nosniff')
     .header('Referrer-Policy', 'same-origin')
@@ -127,6 +130,7 @@ function sendPage(reply: FastifyReply, page: Page): FastifyReply {
   <title>${escapeHtml(page.title)}</title>
   <link rel="icon" type="image/svg+xml" href="${FAVICON_URL}">
   ${links}
+  ${pageImportMap().tag}
   <script type="module" src="/web/platform.js"></script>
   <script type="module" src="${page.entry}"></script>
 </head>

@@ -6,7 +6,7 @@
  */
 import { html } from '../../../lib/html.js';
 import { useId } from 'preact/hooks';
-import { FieldWidget, isGroupWidget, widgetOf } from '../../fields/field-widget.js';
+import { FieldWidget, fieldWidget } from '../../fields/field-widget.js';
 
 /**
  * @param {{
@@ -26,8 +26,7 @@ export function FormField({ field, properties, value, onChange, readonly, proble
   const labelId = `${id}-label`;
   const messageId = `${id}-message`;
   const helpId = `${id}-help`;
-  const widget = widgetOf(field, properties, readonly);
-  const group = isGroupWidget(widget);
+  const { group } = fieldWidget(field, properties, readonly);
   const statusbar = properties.widget === 'statusbar';
   const label = properties.string ?? field.label ?? field.name;
   const help = field.description && !statusbar ? field.description : null;

@@ -105,3 +105,13 @@ export function selectionObject(selection, { state, registry, archivable }) {
   if (selection.excluded.length) object.exclude_ids = selection.excluded;
   return object;
 }
+
+/**
+ * The first default ordering entry as `<field> ASC|DESC` (the order a list shows on its column),
+ * or null when it is not that simple.
+ * @param {string[]} entries
+ */
+export function defaultOrderEntry(entries) {
+  const m = /^\s*([A-Za-z_][A-Za-z0-9_]*)(?:\s+(ASC|DESC))?\s*$/i.exec(entries[0] ?? '');
+  return m ? `${m[1]} ${(m[2] ?? 'ASC').toUpperCase()}` : null;
+}
