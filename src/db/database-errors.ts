@@ -189,17 +189,17 @@ function integrityViolation(report: PostgresErrorReport, names?: ConstraintDescr
   const keyFields = () => declared?.fields ?? keyColumns(report.detail).map((c) => fieldOf(report, c, names));
   const quoted = (fields: readonly string[]) => fields.map((f) => `'${f}'`).join(', ');
   const constraint = report.constraint ? ` '${report.constraint}'` : '';
+  // The refused field as data (the error body's `field`), with the model it belongs to.
+  const owner = report.table ? names?.modelName?.(report.table) : undefined;
+  const about = (field: string | undefined) => (field && owner ? { field, model: owner } : {});
   switch (report.code) {
     case '23505': {
-      if (declared?.message) return new ValidationError(declared.message);
+      if (declared?.message) return new ValidationError(declared.message, declared.fields.length === 1 ? about(declared.fields[0]) : {});
       const fields = keyFields();
       if (fields.length > 1) {
         return new ValidationError(`${model}: the combination of ${quoted(fields)} must be unique; these values cannot be used`);
       }
-      if (fields.length === 1) {
-        const owner = report.table ? names?.modelName?.(report.table) : undefined;
-        return new ValidationError(`${model}: ${quoted(fields)} must be unique; this value cannot be used`, owner ? { field: fields[0]!, model: owner } : {});
-      }
+      if (fields.length === 1) return new ValidationError(`${model}: ${quoted(fields)} must be unique; this value cannot be used`, about(fields[0]));
       return new ValidationError(`${model}: the values must be unique${constraint ? ` (constraint${constraint})` : ''}; these values cannot be used`);
     }
     case '23503':
@@ -209,14 +209,16 @@ function integrityViolation(report: PostgresErrorReport, names?: ConstraintDescr
       // Worded as the access layer words a link to a record the caller may not see (reference-checks.ts):
       // a missing and a hidden record must read the same.
       if (declared?.target && keyValue(report.detail) !== undefined) {
-        return new ValidationError(`Field '${declared.fields[0]}': ${declared.target} ${keyValue(report.detail)} does not exist`);
+        return new ValidationError(`Field '${declared.fields[0]}': ${declared.target} ${keyValue(report.detail)} does not exist`, about(declared.fields[0]));
       }
-      if (keyFields().length) return new ValidationError(`The record referenced by '${keyFields()[0]}' does not exist`);
+      if (keyFields().length) return new ValidationError(`The record referenced by '${keyFields()[0]}' does not exist`, about(keyFields()[0]));
       return new ValidationError(`${model}: a record referenced${constraint ? ` through the key${constraint}` : ''} does not exist`);
     case '23001': // restrict_violation: PostgreSQL 18 reports an on_delete RESTRICT key this way
       return stillReferenced(report, declared, names);
-    case '23502':
-      return new ValidationError(`Field '${fieldOf(report, report.column ?? '?', names)}' of ${model} is required`);
+    case '23502': {
+      const field = fieldOf(report, report.column ?? '?', names);
+      return new ValidationError(`Field '${field}' of ${model} is required`, report.column ? about(field) : {});
+    }
     case '23514':
       return new ValidationError(`${model}: the values break the rule${constraint} (a check constraint)`);
     case '23P01': {

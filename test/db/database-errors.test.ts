@@ -43,6 +43,19 @@ const MODEL_NAMES: ConstraintDescriptions = {
   field: (table, column) => (table === 'ff_pet' && column === 'owner_id' ? 'owner' : column),
 };
 
+/** The same, also naming each table's model and declaring a message for the unique `code` key. */
+const OWNED_NAMES: ConstraintDescriptions = {
+  ...MODEL_NAMES,
+  constraint: (name) => (name === 'ff_owner_code_uniq' ? { model: 'Owner', fields: ['code'], message: 'Owner codes are unique' } : MODEL_NAMES.constraint(name)),
+  modelName: (table) => ({ ff_owner: 'Owner', ff_pet: 'Pet' })[table],
+};
+
+/** What the error body's `field` is built from: the refused field and its model, as data. */
+function refusedAbout(error: unknown): { field?: string; model?: string } {
+  const translated = translateDatabaseError(error, OWNED_NAMES) as ValidationError;
+  return { field: translated.field, model: translated.fieldModel };
+}
+
 /** The error `query` fails with, inside a transaction that is rolled back (the database stays as seeded). */
 async function failure(db: Kysely<any>, query: (trx: Transaction<any>) => Promise<unknown>): Promise<unknown> {
   let caught: unknown;
@@ -85,6 +98,18 @@ function integrityClass(engine: string, database: () => Kysely<any>, restrictCod
       expect(sqlState(error)).toBe('23502');
       expect(validation(error, MODEL_NAMES)).toBe(`Field 'name' of Owner is required`);
       expect(validation(error)).toBe(`Field 'name' of Table "ff_owner" is required`);
+    });
+
+    it('a violation of one field carries that field and its model as data, never only in its text', async () => {
+      const required = await failure(database(), (trx) => sql`INSERT INTO ff_owner (name) VALUES (NULL)`.execute(trx));
+      expect(refusedAbout(required)).toEqual({ field: 'name', model: 'Owner' });
+      const link = await failure(database(), (trx) => sql`INSERT INTO ff_pet (owner_id) VALUES (999)`.execute(trx));
+      expect(refusedAbout(link)).toEqual({ field: 'owner', model: 'Pet' });
+      const unique = await failure(database(), (trx) => sql`INSERT INTO ff_owner (name, code) VALUES ('Cy', 'A1')`.execute(trx));
+      expect(refusedAbout(unique)).toEqual({ field: 'code', model: 'Owner' });
+      expect((translateDatabaseError(unique, OWNED_NAMES) as Error).message).toBe('Owner codes are unique');
+      const pair = await failure(database(), (trx) => sql`INSERT INTO ff_owner (name, region, city) VALUES ('Cy', 'north', 'York')`.execute(trx));
+      expect(refusedAbout(pair)).toEqual({ field: undefined, model: undefined }); // two fields: none is the one
     });
 
     it('23503 a link to a missing record: names the field', async () => {

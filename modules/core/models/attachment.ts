@@ -181,14 +181,14 @@ function checkOwnerValues(vals: Readonly<Record<string, unknown>>, op: 'create' 
   const record = vals.record;
   if (model !== undefined && model !== null && model !== '') {
     if (typeof model !== 'string') {
-      throw new ValidationError(`Invalid value ${showValue(model)} for field 'model' of Attachment: expected the name of the owning model`);
+      throw new ValidationError(`Invalid value ${showValue(model)} for field 'model' of Attachment: expected the name of the owning model`, { field: 'model', model: 'Attachment' });
     }
     // The field's own checks first (length, NUL, half surrogate pairs), so they read as for any Char.
     registry.meta('Attachment').fields.get('model')!.toColumn(model);
   }
   if (record !== undefined && record !== null) {
     if (!isRecordId(record)) {
-      throw new ValidationError(`Invalid value ${showValue(record)} for field 'record' of Attachment: expected the id of the owning record (an integer from 1 to ${INT32_MAX})`);
+      throw new ValidationError(`Invalid value ${showValue(record)} for field 'record' of Attachment: expected the id of the owning record (an integer from 1 to ${INT32_MAX})`, { field: 'record', model: 'Attachment' });
     }
     // On a write a missing `model` keeps the row's (checked against the row in _check_change).
     const noModel = model === null || model === '' || (model === undefined && op === 'create');

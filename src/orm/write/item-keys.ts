@@ -53,7 +53,8 @@ export function assertDistinctKeys(meta: ModelMeta, rows: readonly RowValues[], 
         seen.set(text, i);
         return;
       }
-      throw labelItem(new ValidationError(duplicateMessage(meta, key, items[first]!)), items[i]);
+      const about = key.fields.length === 1 ? { field: key.fields[0]!.name, model: meta.name } : {};
+      throw labelItem(new ValidationError(duplicateMessage(meta, key, items[first]!), about), items[i]);
     });
   }
 }

@@ -1,8 +1,7 @@
 /**
  * Which input of a settings form a refusal is about, so the message is shown there: the field
- * the server names (`field` in the error body), else the first of the form's inputs the message
- * quotes (`'name' is required`), else the form's fallback. Anything but a 400 belongs to the form
- * as a whole (a lost connection, a 403).
+ * the server names (`field` in the error body, data — never guessed from the text), else the
+ * form's fallback. Anything but a 400 belongs to the form as a whole (a lost connection, a 403).
  */
 import { ApiError } from '../api.js';
 
@@ -17,6 +16,5 @@ export function refusalOf(err, inputs, fallback = null) {
   if (err.status !== 400) return { field: null, message: err.detail };
   const named = err.field;
   if (named && inputs.includes(named)) return { field: named, message: err.detail };
-  const quoted = inputs.find((name) => err.detail.includes(`'${name}'`));
-  return { field: quoted ?? fallback, message: err.detail };
+  return { field: fallback, message: err.detail };
 }
