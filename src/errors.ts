@@ -79,6 +79,13 @@ export class UserError extends FieldForgeError {
 export class BadRequest extends FieldForgeError {
   static override readonly code = 'BadRequest';
   override readonly status = 400;
+  /** The request input the refusal is about (`name` of a new API key), when it is about one. */
+  readonly field?: string;
+
+  constructor(message: string, about: { field?: string } = {}) {
+    super(message);
+    if (about.field) this.field = about.field;
+  }
 }
 
 /** A filter expression or ordering entry could not be parsed or resolved. */

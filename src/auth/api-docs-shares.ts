@@ -136,9 +136,9 @@ export async function resolveApiDocsShare(db: SqlExecutor, token: string): Promi
 }
 
 function checkName(value: unknown): string {
-  if (value === undefined || value === null || (typeof value === 'string' && !value.trim())) throw new BadRequest("'name' is required");
-  if (typeof value !== 'string') throw new BadRequest("'name' must be a string");
-  if ([...value].length > 255) throw new BadRequest("'name' may hold at most 255 characters");
+  if (value === undefined || value === null || (typeof value === 'string' && !value.trim())) throw new BadRequest("'name' is required", { field: 'name' });
+  if (typeof value !== 'string') throw new BadRequest("'name' must be a string", { field: 'name' });
+  if ([...value].length > 255) throw new BadRequest("'name' may hold at most 255 characters", { field: 'name' });
   return value;
 }
 
@@ -147,15 +147,15 @@ const EXPIRY_FORMAT = "'expires_at' must be an ISO 8601 date or date-time, e.g. 
 /** The expiry as the API writes Datetime values (a bare date is midnight UTC), or null. */
 function checkExpiry(value: unknown): string | null {
   if (value === undefined || value === null) return null;
-  if (typeof value !== 'string') throw new BadRequest(EXPIRY_FORMAT);
+  if (typeof value !== 'string') throw new BadRequest(EXPIRY_FORMAT, { field: 'expires_at' });
   let normalized: unknown;
   try {
     // The Datetime field's own parser: one notion of a valid date-time across the API.
     normalized = currentEnv().registry.meta(MODEL).fields.get('expires_at')!.toColumn(value);
   } catch {
-    throw new BadRequest(EXPIRY_FORMAT);
+    throw new BadRequest(EXPIRY_FORMAT, { field: 'expires_at' });
   }
-  if (typeof normalized !== 'string') throw new BadRequest(EXPIRY_FORMAT);
-  if (Date.parse(normalized) <= Date.now()) throw new BadRequest(`'expires_at' must be in the future (got ${normalized})`);
+  if (typeof normalized !== 'string') throw new BadRequest(EXPIRY_FORMAT, { field: 'expires_at' });
+  if (Date.parse(normalized) <= Date.now()) throw new BadRequest(`'expires_at' must be in the future (got ${normalized})`, { field: 'expires_at' });
   return normalized;
 }

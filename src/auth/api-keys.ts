@@ -79,16 +79,16 @@ export async function createServiceAccountKey(input: NewApiKey): Promise<Created
   const expiresAt = checkExpiry(input.expiresAt);
   const scopes = checkScopes(input.scopes);
   const groups = [...new Set(input.groups ?? [])];
-  if (groups.length > MAX_GROUPS) throw new BadRequest(`'groups' may hold at most ${MAX_GROUPS} identifiers`);
+  if (groups.length > MAX_GROUPS) throw new BadRequest(`'groups' may hold at most ${MAX_GROUPS} identifiers`, { field: 'groups' });
 
   let accountId: number;
   if (input.serviceAccountId !== undefined && input.serviceAccountId !== null) {
     if (groups.length) {
-      throw new BadRequest("'groups' cannot be combined with 'service_account': the new key carries that account's groups");
+      throw new BadRequest("'groups' cannot be combined with 'service_account': the new key carries that account's groups", { field: 'groups' });
     }
     accountId = await activeAccount(input.serviceAccountId);
   } else {
-    if (!groups.length) throw new BadRequest("'groups' needs at least one group identifier for a new service account");
+    if (!groups.length) throw new BadRequest("'groups' needs at least one group identifier for a new service account", { field: 'groups' });
     accountId = await withEnv({ su: true }, async () => {
       const groupIds = await groupIdsOf(groups);
       const [firstCompany] = await new QuerySet(registry.meta('Company')).order_by('id ASC').limit(1).ids();
@@ -168,9 +168,9 @@ export async function revokeApiKey(id: number): Promise<{ id: number; revokedAt:
 }
 
 function checkName(value: unknown): string {
-  if (value === undefined || value === null || (typeof value === 'string' && !value.trim())) throw new BadRequest("'name' is required");
-  if (typeof value !== 'string') throw new BadRequest("'name' must be a string");
-  if ([...value].length > 255) throw new BadRequest("'name' may hold at most 255 characters");
+  if (value === undefined || value === null || (typeof value === 'string' && !value.trim())) throw new BadRequest("'name' is required", { field: 'name' });
+  if (typeof value !== 'string') throw new BadRequest("'name' must be a string", { field: 'name' });
+  if ([...value].length > 255) throw new BadRequest("'name' may hold at most 255 characters", { field: 'name' });
   return value;
 }
 
@@ -179,16 +179,16 @@ const EXPIRY_FORMAT = "'expires_at' must be an ISO 8601 date or date-time, e.g. 
 /** The expiry as the API writes Datetime values (a bare date is midnight UTC), or null. */
 function checkExpiry(value: unknown): string | null {
   if (value === undefined || value === null) return null;
-  if (typeof value !== 'string') throw new BadRequest(EXPIRY_FORMAT);
+  if (typeof value !== 'string') throw new BadRequest(EXPIRY_FORMAT, { field: 'expires_at' });
   let normalized: string;
   try {
     // The Datetime field's own parser: one notion of a valid date-time across the API.
     normalized = currentEnv().registry.meta('ApiKey').fields.get('expires_at')!.toColumn(value) as string;
   } catch {
-    throw new BadRequest(EXPIRY_FORMAT);
+    throw new BadRequest(EXPIRY_FORMAT, { field: 'expires_at' });
   }
-  if (normalized === null || normalized === undefined) throw new BadRequest(EXPIRY_FORMAT);
-  if (Date.parse(normalized) <= Date.now()) throw new BadRequest(`'expires_at' must be in the future (got ${normalized})`);
+  if (normalized === null || normalized === undefined) throw new BadRequest(EXPIRY_FORMAT, { field: 'expires_at' });
+  if (Date.parse(normalized) <= Date.now()) throw new BadRequest(`'expires_at' must be in the future (got ${normalized})`, { field: 'expires_at' });
   return normalized;
 }
 
@@ -197,10 +197,10 @@ const PERMS = PERMISSIONS.join(', ');
 /** Scopes as given, checked entry by entry; null when none were given. */
 function checkScopes(value: unknown): ApiKeyScope[] | null {
   if (value === undefined || value === null) return null;
-  if (!Array.isArray(value)) throw new BadRequest("'scopes' must be an array of {model, perms} objects");
+  if (!Array.isArray(value)) throw new BadRequest("'scopes' must be an array of {model, perms} objects", { field: 'scopes' });
   // An empty list would read as "no access" to some and "no narrowing" to others: refuse it.
-  if (!value.length) throw new BadRequest("'scopes' must not be empty: omit it for a key with its account's full access");
-  if (value.length > MAX_SCOPES) throw new BadRequest(`'scopes' may hold at most ${MAX_SCOPES} entries`);
+  if (!value.length) throw new BadRequest("'scopes' must not be empty: omit it for a key with its account's full access", { field: 'scopes' });
+  if (value.length > MAX_SCOPES) throw new BadRequest(`'scopes' may hold at most ${MAX_SCOPES} entries`, { field: 'scopes' });
   const { registry } = currentEnv();
   const seen = new Set<string>();
   return value.map((entry: unknown, i): ApiKeyScope => {

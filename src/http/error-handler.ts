@@ -29,6 +29,7 @@ function detailOf(err: FieldForgeError): string {
  * request is about (a line's `product` refused inside an order's create is not the order's field).
  */
 function refusedField(err: FieldForgeError, routeModel: unknown): string | undefined {
+  if (err instanceof BadRequest) return err.field; // a request input, not a model's field
   if (!(err instanceof ValidationError) || !err.field) return undefined;
   if (err.fieldModel && typeof routeModel === 'string' && err.fieldModel !== routeModel) return undefined;
   return err.field;
