@@ -405,6 +405,16 @@ const ENDPOINTS: Endpoint[] = [
     },
   },
   {
+    route: 'GET /api/web-modules', method: 'GET',
+    url: () => '/api/web-modules',
+    // Browser code of the installed modules: every signed-in principal's client loads the same entries.
+    withoutRight: { status: 200, check: (body) => expect((body as { entries: string[] }).entries).toContain('/web/modules/project/index.js') },
+    underRule: { status: 200, check: (body) => expect((body as { entries: string[] }).entries).toContain('/web/modules/project/index.js') },
+    async control(res) {
+      expect(res.json()).toEqual({ entries: expect.arrayContaining(['/web/modules/project/index.js']) });
+    },
+  },
+  {
     route: 'GET /api/window-action/:ref', method: 'GET',
     url: () => '/api/window-action/project.action_project_tasks',
     // Needs the read right on the action's model; record rules do not narrow an action.
