@@ -16,7 +16,7 @@ import { assertRecordsAllowed } from '../access/record-checks.js';
 import { BadRequest, NotFound } from '../errors.js';
 import { currentEnv, withEnv } from '../orm/env.js';
 import { QuerySet } from '../orm/queryset.js';
-import { apiKeyState } from '../orm/system/credential-store.js';
+import { apiKeyState, type CredentialStateRow } from '../orm/system/credential-store.js';
 import { createRecords } from '../orm/write/create-records.js';
 import { writeRecords } from '../orm/write/write-records.js';
 import { guardsInstalled, type Principal } from './request-guard.js';
@@ -283,19 +283,9 @@ export async function resolveApiKey(db: SqlExecutor, keyHash: string | null): Pr
   return { ...requestState(row, principal), scopes: parseScopes(row?.scopes) };
 }
 
-/** The columns every full credential look-up reads from `ff_state`. */
-export interface StateRow {
-  installing: boolean;
-  registry_version: number;
-  security_version: number;
-  credential_version: number;
-  /** The key's or session's expiry (read with the principal, so null when there is none). */
-  expires_at: string | Date | null;
-  guard: boolean;
-}
 
 /** The request state of a full look-up's row (none: a database without `ff_state`'s row). */
-export function requestState(row: StateRow | undefined, principal: Principal | null): RequestState {
+export function requestState(row: CredentialStateRow | undefined, principal: Principal | null): RequestState {
   if (!row) return { installing: false, registryVersion: 0, securityVersion: 0, credentialVersion: 0, expiresAt: null, principal: null, guardAvailable: false };
   return {
     installing: row.installing,

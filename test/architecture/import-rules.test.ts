@@ -1,6 +1,6 @@
 /**
- * The import rules of src/ (issue 26): `.dependency-cruiser.cjs` places every folder on a floor and
- * `.dependency-cruiser-runtime.cjs` forbids runtime cycles; depcruise, run here with both, fails on
+ * The import rules of src/ (issue 26): `tools/import-rules/floors.cjs` places every folder on a floor and
+ * `tools/import-rules/runtime-cycles.cjs` forbids runtime cycles; depcruise, run here with both, fails on
  * an upward import, a runtime import cycle or an unplaced folder, naming the files. The fixture
  * tree proves each rule can fail, and that type-only cycles are let be.
  */
@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CONFIGS = [`${ROOT}.dependency-cruiser.cjs`, `${ROOT}.dependency-cruiser-runtime.cjs`];
+const CONFIGS = [`${ROOT}tools/import-rules/floors.cjs`, `${ROOT}tools/import-rules/runtime-cycles.cjs`];
 const DEPCRUISE = `${ROOT}node_modules/dependency-cruiser/bin/dependency-cruise.mjs`;
 
 interface Violation { rule: { name: string }; from: string; to: string; cycle?: { name: string }[] }

@@ -1,6 +1,6 @@
 /**
  * The import rules of src/ (issue 26), checked by `npm test` (test/architecture/import-rules.test.ts
- * runs depcruise with this file and with `.dependency-cruiser-runtime.cjs`). Floors, bottom to top:
+ * runs depcruise with this file and with `tools/import-rules/runtime-cycles.cjs`). Floors, bottom to top:
  * a file imports only its own folder or a floor below, never one above — type imports included: a
  * type import upward still ties a lower floor to a higher one's design. Folders on one floor may
  * import each other as long as no cycle forms; cycles are the runtime file's rule.
@@ -38,7 +38,7 @@ module.exports = {
     {
       name: 'unplaced-folder',
       severity: 'error',
-      comment: 'A folder or top-level file of src/ that no floor of .dependency-cruiser.cjs names: place it on one.',
+      comment: 'A folder or top-level file of src/ that no floor of tools/import-rules/floors.cjs names: place it on one.',
       from: { path: '^src/', pathNot: FLOORS.flat().map(pathOf) },
       to: {},
     },
