@@ -90,7 +90,7 @@ async function ensureFirstDatabase(platform: Platform): Promise<void> {
 async function checkDatabase(platform: Platform, name: string): Promise<boolean> {
   try {
     const db = await platform.database(name);
-    if (await clearStaleInstallFlag(db.kysely)) console.warn(`Database '${name}': cleared the install flag of an installer that died`);
+    if (await clearStaleInstallFlag(db.executor)) console.warn(`Database '${name}': cleared the install flag of an installer that died`);
     await applyMarkedModules(platform, name);
     return true;
   } catch (err) {

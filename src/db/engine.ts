@@ -16,7 +16,7 @@ export type DatabaseGoneListener = (name: string) => void;
 export interface TenantDatabase {
   readonly name: string;
   /** Executes through the pool; use `transaction` for a unit of work. */
-  readonly kysely: SqlExecutor;
+  readonly executor: SqlExecutor;
   /**
    * Runs `fn` in one transaction: committed when it resolves, rolled back when it throws (Kysely's
    * `transaction().execute`; on PostgreSQL without Kysely's executor, `direct-statements.ts`).

@@ -48,7 +48,7 @@ const pgliteModules = new LazyModule(() => Promise.all([import('@electric-sql/pg
 
 /** An open database: one PGlite instance (and its lock) behind a Kysely instance that counts statements. */
 class PgliteDatabase implements TenantDatabase {
-  readonly kysely: Kysely<any>;
+  readonly executor: Kysely<any>;
   readonly #counter = new StatementCounter();
 
   constructor(
@@ -57,11 +57,11 @@ class PgliteDatabase implements TenantDatabase {
     private readonly lock: FileLock,
     Dialect: typeof PGliteDialect,
   ) {
-    this.kysely = new Kysely<any>({ dialect: new Dialect(pglite), log: this.#counter.logger });
+    this.executor = new Kysely<any>({ dialect: new Dialect(pglite), log: this.#counter.logger });
   }
 
   transaction<T>(fn: (trx: Kysely<any>) => Promise<T>): Promise<T> {
-    return this.kysely.transaction().execute(fn);
+    return this.executor.transaction().execute(fn);
   }
 
   get statementCount(): number {
@@ -74,7 +74,7 @@ class PgliteDatabase implements TenantDatabase {
 
   async close(): Promise<void> {
     try {
-      await this.kysely.destroy();
+      await this.executor.destroy();
       // Kysely only closes the driver if it was ever used; close PGlite ourselves otherwise.
       if (!this.pglite.closed) await this.pglite.close();
     } finally {

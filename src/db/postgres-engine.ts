@@ -72,7 +72,7 @@ const OBJECT_IN_USE = '55006';
 
 /** An open database: its own pool behind a Kysely instance that counts statements. */
 class PooledDatabase implements TenantDatabase {
-  readonly kysely: Kysely<any>;
+  readonly executor: Kysely<any>;
   readonly #counter = new StatementCounter();
   /** The ORM's statements, straight to the pool's connections (`direct-statements.ts`). */
   readonly #direct: DirectStatements;
@@ -87,8 +87,8 @@ class PooledDatabase implements TenantDatabase {
     const statements = prepared ? new PreparingPool(pool, prepared) : pool;
     const translating = new TranslatingPool(statements, name, onMissing);
     const dialect = new PostgresDialect({ pool: translating });
-    this.kysely = new Kysely<any>({ dialect, log: this.#counter.logger });
-    this.#direct = new DirectStatements(translating, this.#counter, this.kysely, dialect);
+    this.executor = new Kysely<any>({ dialect, log: this.#counter.logger });
+    this.#direct = new DirectStatements(translating, this.#counter, this.executor, dialect);
   }
 
   transaction<T>(fn: (trx: Kysely<any>) => Promise<T>): Promise<T> {
@@ -104,7 +104,7 @@ class PooledDatabase implements TenantDatabase {
   }
 
   async close(): Promise<void> {
-    await this.kysely.destroy();
+    await this.executor.destroy();
     await this.retire(); // Kysely only ends the pool if it was ever used
   }
 

@@ -72,7 +72,7 @@ export function sweep(db: TenantDatabase, files: FileService): Promise<SweepResu
 }
 
 async function sweepNow(db: TenantDatabase, files: FileService): Promise<SweepResult> {
-  const queued = await queuedKeys(db.kysely);
+  const queued = await queuedKeys(db.executor);
   const fresh = freshKeys.get(db.name) ?? new Set<string>();
   const keys = [...new Set([...queued, ...fresh])];
   const result: SweepResult = { removed: [], kept: [] };
@@ -80,7 +80,7 @@ async function sweepNow(db: TenantDatabase, files: FileService): Promise<SweepRe
   const { store } = files;
   const clones = await cloneMarkers(files, db.name);
   for (const key of keys) {
-    const outcome = await db.kysely.transaction().execute(async (trx) => {
+    const outcome = await db.executor.transaction().execute(async (trx) => {
       // Never ours to remove (an inherited key, or garbage): forget it.
       if (!isStorageKey(key) || keyOwner(key) !== db.name) return 'forget';
       const locked = await sql<{ ok: boolean }>`SELECT pg_try_advisory_xact_lock(${LOCK_SPACE}::int, hashtext(${key})) AS ok`.execute(trx);
@@ -92,7 +92,7 @@ async function sweepNow(db: TenantDatabase, files: FileService): Promise<SweepRe
       return 'removed';
     });
     if (outcome !== 'keep') fresh.delete(key);
-    if (outcome === 'forget') await forgetQueued(db.kysely, key);
+    if (outcome === 'forget') await forgetQueued(db.executor, key);
     if (outcome === 'removed') result.removed.push(key);
     if (outcome === 'keep') result.kept.push(key);
   }
@@ -126,7 +126,7 @@ export function sweepSoon(db: TenantDatabase, files: FileService): void {
  */
 export async function recordClone(source: TenantDatabase, target: string, files: FileService): Promise<void> {
   const { store } = files;
-  const prefixes = new Set([source.name, ...(await keyOwners(source.kysely))]);
+  const prefixes = new Set([source.name, ...(await keyOwners(source.executor))]);
   const marker = Buffer.from(JSON.stringify({ source: source.name, clone: target, at: new Date().toISOString() }));
   for (const prefix of prefixes) {
     await store.remove(`${prefix}/${CLONES}${target}`);
@@ -158,7 +158,7 @@ async function usedByClone(files: FileService, clones: CloneMarker[], key: strin
         await store.remove(clone.key);
         continue;
       }
-      if (await keyInUse(db.kysely, key)) return true;
+      if (await keyInUse(db.executor, key)) return true;
     } catch {
       return true;
     }

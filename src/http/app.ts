@@ -109,7 +109,7 @@ export async function buildApp(platform: Platform, options: AppOptions = {}): Pr
   await app.register(fastifyCookie);
   const { maxFrameBytes, ...hubOptions } = options.realtime ?? {};
   await app.register(fastifyWebsocket, { options: { maxPayload: maxFrameBytes ?? 64 * 1024 } });
-  const hub = new SocketHub(platform.bus, { ...hubOptions, openDatabase: async (name) => (await platform.database(name)).kysely });
+  const hub = new SocketHub(platform.bus, { ...hubOptions, openDatabase: async (name) => (await platform.database(name)).executor });
   app.decorate('realtime', hub);
   // Which worker took a socket: for operators tracing a connection, and for the multi-worker test.
   app.websocketServer.on('headers', (headers: string[]) => headers.push(`X-FF-Worker: ${hub.id}`));

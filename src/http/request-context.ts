@@ -117,14 +117,14 @@ export function apiContextHook(platform: Platform, selector: DatabaseSelector) {
     const rememberAs = keyHash ?? (claims ? hashToken(token!) : null);
 
     const resolve = async (): Promise<RequestContext> => {
-      const state = claims ? await resolveSession(db.kysely, claims.sessionId, claims.uid) : await resolveApiKey(db.kysely, keyHash);
+      const state = claims ? await resolveSession(db.executor, claims.sessionId, claims.uid) : await resolveApiKey(db.executor, keyHash);
       if (state.installing) throw new DatabaseBusy(`Database '${dbName}' is installing or upgrading modules; retry shortly`);
       if (tokenError) throw tokenError;
       if (!token) throw new AuthenticationError('Missing credential: send "Authorization: Bearer <credential>"');
       if (!state.principal) throw new AuthenticationError('Invalid, revoked or expired credential');
       const registry = await platform.registry(dbName, state.registryVersion);
       const { uid, companyId, serviceAccountId } = state.principal;
-      const access = narrowToScopes(await loadAccessProfile(db.kysely, registry, { uid, serviceAccountId }), state.scopes);
+      const access = narrowToScopes(await loadAccessProfile(db.executor, registry, { uid, serviceAccountId }), state.scopes);
       if (rememberAs && state.guardAvailable) {
         const { registryVersion, securityVersion, credentialVersion, expiresAt } = state;
         remembered.set(dbName, rememberAs, {
@@ -180,7 +180,7 @@ export function unitOfWork<T>(req: FastifyRequest, fn: () => Promise<T>): Promis
  */
 export function readOnlyWork<T>(req: FastifyRequest, fn: () => Promise<T>): Promise<T> {
   return confirmed(req, (ctx) => {
-    const env = makeEnv(ctx.db, ctx.registry, ctx.db.kysely, envOptions(ctx));
+    const env = makeEnv(ctx.db, ctx.registry, ctx.db.executor, envOptions(ctx));
     return runInEnv(env, async () => {
       const value = await fn();
       await env.work.flush(); // a field model code assigned while computing is not lost
@@ -204,7 +204,7 @@ export function confirmCredential(req: FastifyRequest): Promise<void> {
  */
 export async function readAsNow<T>(ctx: Pick<RequestContext, 'resolveAgain'>, fn: () => Promise<T>): Promise<T> {
   const fresh = await ctx.resolveAgain();
-  return runInEnv(makeEnv(fresh.db, fresh.registry, fresh.db.kysely, envOptions(fresh)), fn);
+  return runInEnv(makeEnv(fresh.db, fresh.registry, fresh.db.executor, envOptions(fresh)), fn);
 }
 
 /**
@@ -226,7 +226,7 @@ async function confirmed<T>(req: FastifyRequest, work: (ctx: RequestContext) => 
   let stale = 'error' in outcome && outcome.error instanceof StaleCredential;
   if (!stale && ctx.guard.pending) {
     try {
-      await settleGuard(makeEnv(ctx.db, ctx.registry, ctx.db.kysely, envOptions(ctx)));
+      await settleGuard(makeEnv(ctx.db, ctx.registry, ctx.db.executor, envOptions(ctx)));
     } catch (err) {
       if (!(err instanceof StaleCredential)) throw err;
       stale = true;

@@ -46,7 +46,7 @@ const RETRYABLE = new Set(['55P03', '40P01', '40001']); // lock_not_available, d
 
 /** Runs `work` in the install window of `db` (see above); `work` may run more than once, each time in a fresh transaction. */
 export async function inInstallWindow<T>(db: TenantDatabase, work: (trx: SqlExecutor) => Promise<T>): Promise<T> {
-  return db.kysely.connection().execute(async (conn) => {
+  return db.executor.connection().execute(async (conn) => {
     await takeInstallLock(conn);
     try {
       await ensurePlatformState(conn);

@@ -101,7 +101,7 @@ export async function transaction<T>(
 async function beforeRetry(db: TenantDatabase, options: TransactionOptions): Promise<void> {
   if (options.guard) {
     options.guard.pending = true;
-  } else if (!options.su && (await readPlatformState(db.kysely)).installing) {
+  } else if (!options.su && (await readPlatformState(db.executor)).installing) {
     throw new DatabaseBusy(`Database '${db.name}' is installing or upgrading modules; retry shortly`);
   }
 }

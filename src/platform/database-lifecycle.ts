@@ -49,7 +49,7 @@ export async function createDatabase(platform: Platform, name: string, options: 
   await platform.engine.create(name);
   try {
     const db = await platform.database(name);
-    await ensurePlatformState(db.kysely);
+    await ensurePlatformState(db.executor);
     const { installed } = await platform.install(name, { init: ['core', ...(options.modules ?? [])] });
     const passwordHash = await hashPassword(adminPassword);
     await platform.run(name, {}, async () => {

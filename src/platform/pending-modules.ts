@@ -39,8 +39,8 @@ export async function applyPendingModules(platform: Platform, dbName: string): P
 
 async function markedModules(platform: Platform, dbName: string): Promise<MarkedModule[]> {
   const db = await platform.database(dbName);
-  if (!(await hasPendingColumn(db.kysely))) return [];
-  return markedModuleRows(db.kysely);
+  if (!(await hasPendingColumn(db.executor))) return [];
+  return markedModuleRows(db.executor);
 }
 
 /** The marks still to apply: `install` on a module not installed, `upgrade` on an installed one. */
@@ -57,9 +57,9 @@ function marksOf(rows: readonly MarkedModule[]): PendingMarks {
  */
 export async function clearMarks(platform: Platform, dbName: string, done: { installed: readonly string[]; updated: readonly string[] }): Promise<void> {
   const db = await platform.database(dbName);
-  if (!(await hasPendingColumn(db.kysely))) return;
+  if (!(await hasPendingColumn(db.executor))) return;
   // Most starts find no mark at all: then no registry is built for nothing.
-  if (!(await markedModuleCount(db.kysely))) return;
+  if (!(await markedModuleCount(db.executor))) return;
   const refreshed = [...new Set([...done.installed, ...done.updated])];
   await platform.run(dbName, {}, async () => {
     const meta = currentEnv().registry.meta('Module');

@@ -118,10 +118,10 @@ export class Platform {
   /** The registry of `name` at `version` (pass the version read with the request, or none to read it). */
   async registry(name: string, version?: number): Promise<Registry> {
     const db = await this.database(name);
-    version ??= (await readPlatformState(db.kysely)).registryVersion;
+    version ??= (await readPlatformState(db.executor)).registryVersion;
     const cached = this.registries.get(name);
     if (cached && cached.version === version) return cached.registry;
-    const registry = installedModules(db.kysely).then((mods) => buildRegistry(this.catalog, mods));
+    const registry = installedModules(db.executor).then((mods) => buildRegistry(this.catalog, mods));
     this.registries.set(name, { version, registry });
     registry.catch(() => this.registries.delete(name));
     return registry;

@@ -38,7 +38,7 @@ async function publishChanges(bus: Bus, changes: CommittedChanges): Promise<void
 
 /** The editor's display name, read once the write is committed (as the platform: it is only a label). */
 async function userName(changes: CommittedChanges, uid: number): Promise<string> {
-  const env = makeEnv(changes.db, changes.registry, changes.db.kysely, { su: true });
+  const env = makeEnv(changes.db, changes.registry, changes.db.executor, { su: true });
   const [user] = await runInEnv(env, () => new QuerySet(changes.registry.meta('User')).with_archived().filter({ id: uid }).read(['display_name']));
   return String(user?.display_name ?? '');
 }

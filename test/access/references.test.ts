@@ -62,7 +62,7 @@ const as = (who: Account) => (method: Method, url: string, body?: unknown) =>
 async function runAs<T>(who: Account, fn: () => Promise<T>): Promise<T> {
   const db = await t.platform.database(t.name);
   const registry = await t.platform.registry(t.name);
-  const access = await loadAccessProfile(db.kysely, registry, { uid: who.uid, serviceAccountId: who.serviceAccountId });
+  const access = await loadAccessProfile(db.executor, registry, { uid: who.uid, serviceAccountId: who.serviceAccountId });
   return t.run(fn, { uid: who.uid, companyId: who.companyId, companyIds: [...access.companyIds], access: compileAccessPolicy(access), su: false });
 }
 

@@ -25,7 +25,7 @@ const extraHandles: Kysely<any>[] = [];
 
 beforeAll(async () => {
   t = await testDatabase('core');
-  db = (await t.platform.database(t.name)).kysely;
+  db = (await t.platform.database(t.name)).executor;
   await ensureAltchaStore(db);
   await ensureAltchaStore(db); // idempotent
 });

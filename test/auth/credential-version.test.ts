@@ -21,7 +21,7 @@ let companyId: number;
 
 beforeAll(async () => {
   t = await testDatabase('full');
-  db = (await t.platform.database(t.name)).kysely;
+  db = (await t.platform.database(t.name)).executor;
   key = await t.run(() => createServiceAccountKey({ name: 'Versioned', groups: ['core.group_user'] }));
   const person = await t.run(() => User.create({ name: 'Versioned person', email: 'versioned@example.test' }));
   userId = person.id;

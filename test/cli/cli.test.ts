@@ -59,7 +59,7 @@ afterAll(async () => {
 
 async function moduleStates(): Promise<Record<string, string>> {
   const db = await platform.database(NAME);
-  const { rows } = await sql<{ identifier: string; state: string }>`SELECT identifier, state FROM module`.execute(db.kysely);
+  const { rows } = await sql<{ identifier: string; state: string }>`SELECT identifier, state FROM module`.execute(db.executor);
   return Object.fromEntries(rows.map((r) => [r.identifier, r.state]));
 }
 
@@ -73,7 +73,7 @@ describe('fieldforge CLI', () => {
     missingDependency = cli(['-db', NAME, '--init', 'mod_g_missing'], { FF_ADDONS_PATH: GRAPH });
     expect(await moduleStates()).toEqual({ core: 'installed', contacts: 'installed' });
     const db = await platform.database(NAME);
-    const { rows } = await sql<{ password_hash: string }>`SELECT password_hash FROM "user" WHERE email = 'admin@example.com'`.execute(db.kysely);
+    const { rows } = await sql<{ password_hash: string }>`SELECT password_hash FROM "user" WHERE email = 'admin@example.com'`.execute(db.executor);
     expect(await verifyPassword(rows[0]!.password_hash, PASSWORD)).toBe(true);
   });
 
@@ -89,21 +89,21 @@ describe('fieldforge CLI', () => {
     expect(run.stdout).toContain('installed [project]');
     expect(await moduleStates()).toEqual({ core: 'installed', contacts: 'installed', project: 'installed' });
     const db = await platform.database(NAME);
-    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM project_stage WHERE identifier LIKE 'project.%'`.execute(db.kysely);
+    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM project_stage WHERE identifier LIKE 'project.%'`.execute(db.executor);
     expect(rows[0]!.n).toBe(5);
   });
 
   it('-db NAME --update upgrades an installed module', async () => {
     const db = await platform.database(NAME);
-    const read = async () => (await sql<{ v: number }>`SELECT registry_version AS v FROM ff_state`.execute(db.kysely)).rows[0]!.v;
+    const read = async () => (await sql<{ v: number }>`SELECT registry_version AS v FROM ff_state`.execute(db.executor)).rows[0]!.v;
     const version = await read();
-    await sql`UPDATE project_stage SET name = 'Renamed' WHERE identifier = 'project.stage_new'`.execute(db.kysely);
+    await sql`UPDATE project_stage SET name = 'Renamed' WHERE identifier = 'project.stage_new'`.execute(db.executor);
     const run = await cli(['-db', NAME, '--update', 'project']);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('upgraded [project]');
     expect(await read()).toBe(version + 1);
     // The data reload restored the record from the module's file.
-    const { rows } = await sql<{ name: string }>`SELECT name FROM project_stage WHERE identifier = 'project.stage_new'`.execute(db.kysely);
+    const { rows } = await sql<{ name: string }>`SELECT name FROM project_stage WHERE identifier = 'project.stage_new'`.execute(db.executor);
     expect(rows).toEqual([{ name: 'New' }]);
   });
 
@@ -154,7 +154,7 @@ describe('fieldforge CLI', () => {
     const cloned = await cli(['db', 'clone', NAME, CLONE]);
     expect(cloned.code, cloned.stderr).toBe(0);
     const copy = await platform.database(CLONE);
-    const { rows } = await sql<{ identifier: string }>`SELECT identifier FROM module ORDER BY identifier`.execute(copy.kysely);
+    const { rows } = await sql<{ identifier: string }>`SELECT identifier FROM module ORDER BY identifier`.execute(copy.executor);
     expect(rows.map((r) => r.identifier)).toEqual(['contacts', 'core', 'project']);
     await engine.closeDatabase(CLONE);
     const drops = await Promise.all([cli(['db', 'drop', NAME]), cli(['db', 'drop', CLONE])]);

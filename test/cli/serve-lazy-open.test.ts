@@ -74,7 +74,7 @@ beforeAll(async () => {
   // Sales marked for install in Settings > Modules; both left with the flag of a dead installer.
   const mark = await marked.api('POST', '/api/modules/sales/install');
   expect(mark.statusCode, mark.body).toBe(200);
-  for (const t of [marked, untouched]) await setInstalling((await t.platform.database(t.name)).kysely, true);
+  for (const t of [marked, untouched]) await setInstalling((await t.platform.database(t.name)).executor, true);
   await Promise.all([release(marked), release(untouched)]);
   admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
   await admin.connect();
@@ -138,8 +138,8 @@ describe('serve with many databases in the cluster', () => {
     expect(count(`Database '${marked.name}': installed [sales]`)).toBe(1);
 
     const db = await marked.platform.database(marked.name);
-    expect((await readPlatformState(db.kysely)).installing).toBe(false);
-    const { rows } = await sql`SELECT state, pending FROM module WHERE identifier = ${'sales'}`.execute(db.kysely);
+    expect((await readPlatformState(db.executor)).installing).toBe(false);
+    const { rows } = await sql`SELECT state, pending FROM module WHERE identifier = ${'sales'}`.execute(db.executor);
     expect(rows).toEqual([{ state: 'installed', pending: null }]);
   }, 120_000);
 
@@ -182,7 +182,7 @@ describe('serve with many databases in the cluster', () => {
     expect(await sessionsOn(untouched.name)).toBe(0);
     expect(output).not.toContain(untouched.name);
     const db = await untouched.platform.database(untouched.name);
-    expect((await readPlatformState(db.kysely)).installing).toBe(true);
-    await setInstalling(db.kysely, false);
+    expect((await readPlatformState(db.executor)).installing).toBe(true);
+    await setInstalling(db.executor, false);
   });
 });

@@ -34,7 +34,7 @@ async function backends(databases: readonly string[]): Promise<Record<string, nu
 
 async function sleepIn(e: PostgresEngine, name: string, seconds: number): Promise<void> {
   const db = await e.open(name);
-  await sql`SELECT pg_sleep(${seconds})`.execute(db.kysely);
+  await sql`SELECT pg_sleep(${seconds})`.execute(db.executor);
 }
 
 /** Waits until `check` holds (the server ends a closed backend a moment after the socket closes). */

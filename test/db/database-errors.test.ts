@@ -174,7 +174,7 @@ describe('PostgreSQL server', () => {
   beforeAll(async () => {
     engine = new PostgresEngine({ url: TEST_DATABASE_URL });
     await engine.create(name);
-    db = (await engine.open(name)).kysely as Kysely<any>; // the engine's Kysely (setIsolationLevel below)
+    db = (await engine.open(name)).executor as Kysely<any>; // the engine's Kysely (setIsolationLevel below)
     await sql.raw(SCHEMA).execute(db);
   });
   afterAll(async () => {

@@ -99,7 +99,7 @@ describe('a database dropped while two workers serve it', () => {
       expect((await timed(worker, 'GET /api/get_registry')).res.statusCode).toBe(200);
       expect(worker.engine.openDatabases).toContain(NAME);
     }
-    registryVersion = (await readPlatformState((await workers[0]!.platform.database(NAME)).kysely)).registryVersion;
+    registryVersion = (await readPlatformState((await workers[0]!.platform.database(NAME)).executor)).registryVersion;
     for (const { platform } of workers) expect(platform.loadedRegistry(NAME, registryVersion)).not.toBeNull();
   });
 

@@ -45,7 +45,7 @@ async function boot(env: Record<string, string>): Promise<Platform> {
 async function limits(engine: Engine, name: string): Promise<{ statement: string; lock: string }> {
   const db = await engine.open(name);
   const { rows } = await sql<{ statement: string; lock: string }>`
-    SELECT current_setting('statement_timeout') AS statement, current_setting('lock_timeout') AS lock`.execute(db.kysely);
+    SELECT current_setting('statement_timeout') AS statement, current_setting('lock_timeout') AS lock`.execute(db.executor);
   return rows[0]!;
 }
 

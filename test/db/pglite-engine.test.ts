@@ -26,7 +26,7 @@ const fileExists = (file: string) =>
   );
 
 /** The engine's handle as the Kysely instance it is inside src/db, for its query builder (engine internals under test). */
-const builder = (db: TenantDatabase) => db.kysely as Kysely<any>;
+const builder = (db: TenantDatabase) => db.executor as Kysely<any>;
 
 async function timed<T>(label: string, fn: () => Promise<T>): Promise<T> {
   const start = performance.now();
@@ -39,7 +39,7 @@ async function timed<T>(label: string, fn: () => Promise<T>): Promise<T> {
 
 async function ids(e: PgliteEngine, name: string): Promise<number[]> {
   const db = await e.open(name);
-  const { rows } = await sql<{ id: number }>`SELECT id FROM items ORDER BY id`.execute(db.kysely);
+  const { rows } = await sql<{ id: number }>`SELECT id FROM items ORDER BY id`.execute(db.executor);
   return rows.map((r) => r.id);
 }
 
@@ -96,10 +96,10 @@ describe('PgliteEngine', () => {
 
     const seen: string[] = [];
     const unsubscribe = db.onStatement((s) => seen.push(s));
-    await sql`CREATE TABLE items (id int PRIMARY KEY)`.execute(db.kysely);
+    await sql`CREATE TABLE items (id int PRIMARY KEY)`.execute(db.executor);
     await builder(db).transaction().execute((trx) => trx.insertInto('items').values([{ id: 1 }, { id: 2 }]).execute());
     unsubscribe();
-    await sql`SELECT 1`.execute(db.kysely);
+    await sql`SELECT 1`.execute(db.executor);
     expect(db.statementCount).toBe(5);
     expect(seen.map((s) => s.split(' ')[0])).toEqual(['CREATE', 'begin', 'insert', 'commit']);
   });
@@ -122,7 +122,7 @@ describe('PgliteEngine', () => {
       await trx.insertInto('items').values({ id: 201 }).execute();
     });
     // A plain query issued while both transactions are pending must not run inside either of them.
-    const outside = sql<{ id: number }>`SELECT id FROM items WHERE id >= 100 ORDER BY id`.execute(db.kysely);
+    const outside = sql<{ id: number }>`SELECT id FROM items WHERE id >= 100 ORDER BY id`.execute(db.executor);
 
     const [failed, succeeded, seen] = await Promise.allSettled([failing, succeeding, outside]);
     unsubscribe();

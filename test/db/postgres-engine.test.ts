@@ -34,7 +34,7 @@ let engine: PostgresEngine;
 let admin: pg.Client;
 
 /** The engine's handle as the Kysely instance it is inside src/db, for its query builder (engine internals under test). */
-const builder = (db: TenantDatabase) => db.kysely as Kysely<any>;
+const builder = (db: TenantDatabase) => db.executor as Kysely<any>;
 
 async function timed<T>(label: string, fn: () => Promise<T>): Promise<T> {
   const start = performance.now();
@@ -47,7 +47,7 @@ async function timed<T>(label: string, fn: () => Promise<T>): Promise<T> {
 
 async function rows(name: string): Promise<number[]> {
   const db = await engine.open(name);
-  const result = await sql<{ id: number }>`SELECT id FROM items ORDER BY id`.execute(db.kysely);
+  const result = await sql<{ id: number }>`SELECT id FROM items ORDER BY id`.execute(db.executor);
   return result.rows.map((r) => r.id);
 }
 
@@ -110,16 +110,16 @@ describe('PostgresEngine', () => {
     const seen: string[] = [];
     const unsubscribe = db.onStatement((s) => seen.push(s));
     const before = db.statementCount;
-    await sql`CREATE TABLE items (id int PRIMARY KEY)`.execute(db.kysely);
+    await sql`CREATE TABLE items (id int PRIMARY KEY)`.execute(db.executor);
     expect(db.statementCount).toBe(before + 1);
     await builder(db).transaction().execute(async (trx) => {
       await trx.insertInto('items').values([{ id: 1 }, { id: 2 }]).execute();
     });
     expect(db.statementCount).toBe(before + 4); // begin, insert, commit
-    await expect(sql`SELECT * FROM no_such_table`.execute(db.kysely)).rejects.toThrow();
+    await expect(sql`SELECT * FROM no_such_table`.execute(db.executor)).rejects.toThrow();
     expect(db.statementCount).toBe(before + 5); // failed statements were still sent
     unsubscribe();
-    await sql`SELECT 1`.execute(db.kysely);
+    await sql`SELECT 1`.execute(db.executor);
     expect(db.statementCount).toBe(before + 6);
     expect(seen).toHaveLength(5);
     expect(seen[0]).toMatch(/CREATE TABLE items/);
@@ -143,7 +143,7 @@ describe('PostgresEngine', () => {
       }
     })();
     await Promise.all(
-      Array.from({ length: 3 * POOL_MAX }, () => sql`SELECT pg_sleep(0.1)`.execute(db.kysely)),
+      Array.from({ length: 3 * POOL_MAX }, () => sql`SELECT pg_sleep(0.1)`.execute(db.executor)),
     );
     running = false;
     await sampler;
@@ -195,11 +195,11 @@ describe('PostgresEngine', () => {
     const other = new PostgresEngine({ url: DATABASE_URL, poolMax: 2 });
     try {
       const otherDb = await other.open(names.c);
-      await sql`SELECT 1`.execute(otherDb.kysely); // leaves an idle connection on c
+      await sql`SELECT 1`.execute(otherDb.executor); // leaves an idle connection on c
       await timed('clone (source had idle sessions)', () => engine.clone(names.c, names.d));
       expect(await engine.exists(names.d)).toBe(true);
       // The other process's pool survives losing its idle connection.
-      const { rows: r } = await sql<{ one: number }>`SELECT 1 AS one`.execute(otherDb.kysely);
+      const { rows: r } = await sql<{ one: number }>`SELECT 1 AS one`.execute(otherDb.executor);
       expect(r).toEqual([{ one: 1 }]);
     } finally {
       await other.close();
@@ -240,10 +240,10 @@ describe('PostgresEngine', () => {
 
   it('drop closes the pool and removes the database, even with sessions open elsewhere', async () => {
     const c = await engine.open(names.c);
-    await sql`SELECT 1`.execute(c.kysely);
+    await sql`SELECT 1`.execute(c.executor);
     const other = new PostgresEngine({ url: DATABASE_URL });
     try {
-      await sql`SELECT 1`.execute((await other.open(names.c)).kysely);
+      await sql`SELECT 1`.execute((await other.open(names.c)).executor);
       await timed('drop', () => engine.drop(names.c));
     } finally {
       await other.close();
@@ -261,7 +261,7 @@ describe('PostgresEngine', () => {
 
   it('close() ends every pool', async () => {
     const e = new PostgresEngine({ url: DATABASE_URL });
-    await sql`SELECT 1`.execute((await e.open(names.a)).kysely);
+    await sql`SELECT 1`.execute((await e.open(names.a)).executor);
     await e.close();
     expect(e.openDatabases).toEqual([]);
   });

@@ -43,7 +43,7 @@ interface PreparedRow {
 
 /** The named statements of the backend behind `db` (pool of one: the backend that ran the others). */
 async function prepared(db: TenantDatabase | SqlExecutor): Promise<PreparedRow[]> {
-  const kysely = 'kysely' in db ? db.kysely : db;
+  const kysely = 'executor' in db ? db.executor : db;
   const { rows } = await sql<PreparedRow>`/* inspect */ SELECT name, statement,
       (generic_plans + custom_plans)::int AS executions
     FROM pg_prepared_statements ORDER BY name`.execute(kysely);
@@ -51,7 +51,7 @@ async function prepared(db: TenantDatabase | SqlExecutor): Promise<PreparedRow[]
 }
 
 async function backendPid(db: TenantDatabase | SqlExecutor): Promise<number> {
-  const kysely = 'kysely' in db ? db.kysely : db;
+  const kysely = 'executor' in db ? db.executor : db;
   const { rows } = await sql<{ pid: number }>`/* inspect */ SELECT pg_backend_pid() AS pid`.execute(kysely);
   return rows[0]!.pid;
 }
@@ -65,8 +65,8 @@ beforeAll(async () => {
   engines.push(setup);
   await setup.create(dbName);
   const db = await setup.open(dbName);
-  await sql`CREATE TABLE items (id int PRIMARY KEY, label text NOT NULL, amount int)`.execute(db.kysely);
-  await sql`INSERT INTO items SELECT g, 'item ' || g, g * 10 FROM generate_series(1, 20) g`.execute(db.kysely);
+  await sql`CREATE TABLE items (id int PRIMARY KEY, label text NOT NULL, amount int)`.execute(db.executor);
+  await sql`INSERT INTO items SELECT g, 'item ' || g, g * 10 FROM generate_series(1, 20) g`.execute(db.executor);
   await setup.closeDatabase(dbName);
   admin = new pg.Client({ connectionString: rawUrl() });
   await admin.connect();
@@ -84,19 +84,19 @@ afterAll(async () => {
 describe('prepared statements', () => {
   it('prepares a statement once the pool has run it twice, on the backend that ran it, and reuses it', async () => {
     const db = await open();
-    const text = byId(1).compile(db.kysely).sql;
+    const text = byId(1).compile(db.executor).sql;
     const name = statementName(text);
     expect(name).toMatch(/^ff_[0-9a-f]{32}$/);
     const pid = await backendPid(db);
 
-    expect((await byId(1).execute(db.kysely)).rows).toEqual([{ id: 1, label: 'item 1' }]);
+    expect((await byId(1).execute(db.executor)).rows).toEqual([{ id: 1, label: 'item 1' }]);
     expect((await prepared(db)).map((p) => p.name)).not.toContain(name); // seen once: unnamed
 
-    expect((await byId(2).execute(db.kysely)).rows).toEqual([{ id: 2, label: 'item 2' }]);
+    expect((await byId(2).execute(db.executor)).rows).toEqual([{ id: 2, label: 'item 2' }]);
     expect(await prepared(db)).toContainEqual({ name, statement: text, executions: 1 });
 
-    expect((await byId(3).execute(db.kysely)).rows).toEqual([{ id: 3, label: 'item 3' }]);
-    expect((await byId(4).execute(db.kysely)).rows).toEqual([{ id: 4, label: 'item 4' }]);
+    expect((await byId(3).execute(db.executor)).rows).toEqual([{ id: 3, label: 'item 3' }]);
+    expect((await byId(4).execute(db.executor)).rows).toEqual([{ id: 4, label: 'item 4' }]);
     // Executed again under the same name, not parsed again.
     expect(await prepared(db)).toContainEqual({ name, statement: text, executions: 3 });
     expect(await backendPid(db)).toBe(pid);
@@ -104,22 +104,22 @@ describe('prepared statements', () => {
 
   it('does not prepare a statement run once', async () => {
     const db = await open();
-    await sql`SELECT label FROM items WHERE id = ${5} AND amount > ${0}`.execute(db.kysely);
-    await sql`SELECT count(*) AS n FROM items WHERE amount > 7`.execute(db.kysely);
+    await sql`SELECT label FROM items WHERE id = ${5} AND amount > ${0}`.execute(db.executor);
+    await sql`SELECT count(*) AS n FROM items WHERE amount > 7`.execute(db.executor);
     expect(await prepared(db)).toEqual([]);
   });
 
   it('never prepares DDL, transaction control, SET or SAVEPOINT', async () => {
     const db = await open();
     for (let i = 0; i < 3; i++) {
-      await sql`CREATE TABLE IF NOT EXISTS ddl_probe (id int)`.execute(db.kysely);
-      await sql`SET statement_timeout = 0`.execute(db.kysely);
-      await db.kysely.transaction().execute(async (trx) => {
+      await sql`CREATE TABLE IF NOT EXISTS ddl_probe (id int)`.execute(db.executor);
+      await sql`SET statement_timeout = 0`.execute(db.executor);
+      await db.executor.transaction().execute(async (trx) => {
         await sql`SAVEPOINT sp`.execute(trx);
         await sql`RELEASE SAVEPOINT sp`.execute(trx);
         await sql`SELECT 1 AS one FROM items WHERE id = ${i + 1}`.execute(trx);
       });
-      await sql`SELECT 1; SELECT 2`.execute(db.kysely);
+      await sql`SELECT 1; SELECT 2`.execute(db.executor);
     }
     const statements = (await prepared(db)).map((p) => p.statement);
     // The one DML statement was prepared (inside the transaction), nothing else.
@@ -164,12 +164,12 @@ describe('prepared statements', () => {
       () => sql`WITH top AS (SELECT id FROM items ORDER BY amount DESC LIMIT ${3}) SELECT id FROM top ORDER BY id`,
     ];
     for (const query of queries) {
-      const expected = (await query().execute(plain.kysely)).rows;
+      const expected = (await query().execute(plain.executor)).rows;
       expect(expected.length).toBeGreaterThan(0);
-      for (let i = 0; i < 3; i++) expect((await query().execute(named.kysely)).rows).toEqual(expected);
+      for (let i = 0; i < 3; i++) expect((await query().execute(named.executor)).rows).toEqual(expected);
     }
     const names = (await prepared(named)).map((p) => p.name);
-    for (const query of queries) expect(names).toContain(statementName(query().compile(named.kysely).sql));
+    for (const query of queries) expect(names).toContain(statementName(query().compile(named.executor).sql));
     expect(await prepared(plain)).toEqual([]);
   });
 
@@ -179,29 +179,29 @@ describe('prepared statements', () => {
       sql<{ v: number }>`SELECT amount + ${sql.lit(k)} AS v FROM items WHERE id = ${id}`; // one text per k
     for (let k = 0; k < 10; k++) {
       for (let run = 1; run <= 3; run++) {
-        expect((await distinct(k, run).execute(db.kysely)).rows).toEqual([{ v: run * 10 + k }]);
+        expect((await distinct(k, run).execute(db.executor)).rows).toEqual([{ v: run * 10 + k }]);
       }
       const now = await prepared(db);
       expect(now.length).toBeLessThanOrEqual(3);
-      expect(now.map((p) => p.statement)).toContain(distinct(k, 1).compile(db.kysely).sql);
+      expect(now.map((p) => p.statement)).toContain(distinct(k, 1).compile(db.executor).sql);
     }
     // The survivors are the three most recently used.
     expect((await prepared(db)).map((p) => p.statement).sort()).toEqual(
-      [7, 8, 9].map((k) => distinct(k, 1).compile(db.kysely).sql).sort(),
+      [7, 8, 9].map((k) => distinct(k, 1).compile(db.executor).sql).sort(),
     );
     // A statement evicted long ago still answers, and is prepared again on its next use.
-    expect((await distinct(0, 4).execute(db.kysely)).rows).toEqual([{ v: 40 }]);
-    expect((await distinct(0, 5).execute(db.kysely)).rows).toEqual([{ v: 50 }]);
+    expect((await distinct(0, 4).execute(db.executor)).rows).toEqual([{ v: 40 }]);
+    expect((await distinct(0, 5).execute(db.executor)).rows).toEqual([{ v: 50 }]);
     const after = await prepared(db);
     expect(after.length).toBeLessThanOrEqual(3);
-    expect(after.map((p) => p.statement)).toContain(distinct(0, 1).compile(db.kysely).sql);
-    expect(after.map((p) => p.statement)).not.toContain(distinct(7, 1).compile(db.kysely).sql);
+    expect(after.map((p) => p.statement)).toContain(distinct(0, 1).compile(db.executor).sql);
+    expect(after.map((p) => p.statement)).not.toContain(distinct(7, 1).compile(db.executor).sql);
     // Use refreshes: after touching 8, a new statement evicts 9, the least recently used.
-    expect((await distinct(8, 6).execute(db.kysely)).rows).toEqual([{ v: 68 }]);
-    expect((await distinct(10, 7).execute(db.kysely)).rows).toEqual([{ v: 80 }]);
-    expect((await distinct(10, 8).execute(db.kysely)).rows).toEqual([{ v: 90 }]);
+    expect((await distinct(8, 6).execute(db.executor)).rows).toEqual([{ v: 68 }]);
+    expect((await distinct(10, 7).execute(db.executor)).rows).toEqual([{ v: 80 }]);
+    expect((await distinct(10, 8).execute(db.executor)).rows).toEqual([{ v: 90 }]);
     expect((await prepared(db)).map((p) => p.statement).sort()).toEqual(
-      [0, 8, 10].map((k) => distinct(k, 1).compile(db.kysely).sql).sort(),
+      [0, 8, 10].map((k) => distinct(k, 1).compile(db.executor).sql).sort(),
     );
   });
 
@@ -231,24 +231,24 @@ describe('prepared statements', () => {
     await outsider.query(`INSERT INTO notes VALUES (1, 'one'), (2, 'two')`);
     const db = await open();
     const note = (id: number) => sql<Record<string, unknown>>`SELECT * FROM notes WHERE id = ${id}`;
-    await note(1).execute(db.kysely);
-    await note(1).execute(db.kysely);
-    expect((await prepared(db)).map((p) => p.name)).toContain(statementName(note(1).compile(db.kysely).sql));
+    await note(1).execute(db.executor);
+    await note(1).execute(db.executor);
+    expect((await prepared(db)).map((p) => p.name)).toContain(statementName(note(1).compile(db.executor).sql));
 
-    await sql`ALTER TABLE notes ADD COLUMN rank int DEFAULT 5`.execute(db.kysely);
-    expect((await note(1).execute(db.kysely)).rows).toEqual([{ id: 1, body: 'one', rank: 5 }]);
-    await sql`ALTER TABLE notes ALTER COLUMN rank TYPE text`.execute(db.kysely);
-    expect((await note(2).execute(db.kysely)).rows).toEqual([{ id: 2, body: 'two', rank: '5' }]);
+    await sql`ALTER TABLE notes ADD COLUMN rank int DEFAULT 5`.execute(db.executor);
+    expect((await note(1).execute(db.executor)).rows).toEqual([{ id: 1, body: 'one', rank: 5 }]);
+    await sql`ALTER TABLE notes ALTER COLUMN rank TYPE text`.execute(db.executor);
+    expect((await note(2).execute(db.executor)).rows).toEqual([{ id: 2, body: 'two', rank: '5' }]);
 
     // DDL and the statement in one transaction.
-    await note(2).execute(db.kysely);
-    expect((await prepared(db)).map((p) => p.name)).toContain(statementName(note(1).compile(db.kysely).sql));
-    const inside = await db.kysely.transaction().execute(async (trx) => {
+    await note(2).execute(db.executor);
+    expect((await prepared(db)).map((p) => p.name)).toContain(statementName(note(1).compile(db.executor).sql));
+    const inside = await db.executor.transaction().execute(async (trx) => {
       await sql`ALTER TABLE notes ADD COLUMN flag bool DEFAULT true`.execute(trx);
       return (await note(1).execute(trx)).rows;
     });
     expect(inside).toEqual([{ id: 1, body: 'one', rank: '5', flag: true }]);
-    expect((await note(1).execute(db.kysely)).rows).toEqual(inside);
+    expect((await note(1).execute(db.executor)).rows).toEqual(inside);
   });
 
   it('keeps a prepared statement working on every connection after DDL through another one of the pool', async () => {
@@ -263,7 +263,7 @@ describe('prepared statements', () => {
       const barrier = new Promise<void>((resolve) => (go = resolve));
       return Promise.all(
         [0, 1].map(() =>
-          db.kysely.transaction().execute(async (trx) => {
+          db.executor.transaction().execute(async (trx) => {
             const pid = await backendPid(trx);
             if (++arrived === 2) go();
             await barrier;
@@ -277,7 +277,7 @@ describe('prepared statements', () => {
     };
     const before = await onBoth();
     expect(before[0]!.pid).not.toBe(before[1]!.pid);
-    await sql`ALTER TABLE pairs ALTER COLUMN a TYPE bigint, ADD COLUMN b text DEFAULT 'b'`.execute(db.kysely);
+    await sql`ALTER TABLE pairs ALTER COLUMN a TYPE bigint, ADD COLUMN b text DEFAULT 'b'`.execute(db.executor);
     const after = await onBoth();
     expect(after.map((r) => r.rows)).toEqual([[{ id: 1, a: '10', b: 'b' }], [{ id: 1, a: '10', b: 'b' }]]);
   });
@@ -287,24 +287,24 @@ describe('prepared statements', () => {
     await outsider.query(`INSERT INTO events VALUES (1, 'a'), (2, 'b')`);
     const db = await open();
     const event = (id: number) => sql<Record<string, unknown>>`SELECT * FROM events WHERE id = ${id}`;
-    const name = statementName(event(1).compile(db.kysely).sql);
-    await event(1).execute(db.kysely);
-    await event(1).execute(db.kysely);
+    const name = statementName(event(1).compile(db.executor).sql);
+    await event(1).execute(db.executor);
+    await event(1).execute(db.executor);
     expect((await prepared(db)).map((p) => p.name)).toContain(name);
 
     // Outside a transaction: invisible to the caller.
     await outsider.query('ALTER TABLE events ADD COLUMN seen bool DEFAULT false');
     const before = db.statementCount;
-    expect((await event(1).execute(db.kysely)).rows).toEqual([{ id: 1, kind: 'a', seen: false }]);
+    expect((await event(1).execute(db.executor)).rows).toEqual([{ id: 1, kind: 'a', seen: false }]);
     expect(db.statementCount).toBe(before + 1); // the retry is not a second statement
     await outsider.query('ALTER TABLE events ALTER COLUMN seen TYPE text');
-    expect((await event(2).execute(db.kysely)).rows).toEqual([{ id: 2, kind: 'b', seen: 'false' }]);
-    await event(2).execute(db.kysely);
+    expect((await event(2).execute(db.executor)).rows).toEqual([{ id: 2, kind: 'b', seen: 'false' }]);
+    await event(2).execute(db.executor);
     expect((await prepared(db)).map((p) => p.name)).toContain(name); // prepared again
 
     // Inside a transaction PostgreSQL aborts it; the next attempt works.
     await outsider.query('ALTER TABLE events ADD COLUMN extra int DEFAULT 7');
-    const attempt = () => db.kysely.transaction().execute(async (trx) => (await event(1).execute(trx)).rows);
+    const attempt = () => db.executor.transaction().execute(async (trx) => (await event(1).execute(trx)).rows);
     await expect(attempt()).rejects.toMatchObject({ code: '0A000' });
     expect(await attempt()).toEqual([{ id: 1, kind: 'a', seen: 'false', extra: 7 }]);
     expect(await attempt()).toEqual([{ id: 1, kind: 'a', seen: 'false', extra: 7 }]);
@@ -313,8 +313,8 @@ describe('prepared statements', () => {
   it('prepares nothing when prepareStatements is false (FF_PG_PREPARE=0)', async () => {
     const db = await open({ prepareStatements: false });
     for (let i = 1; i <= 5; i++) {
-      expect((await byId(i).execute(db.kysely)).rows).toEqual([{ id: i, label: `item ${i}` }]);
-      await (db.kysely as Kysely<any>).selectFrom('items').select('label').where('id', '=', i).execute();
+      expect((await byId(i).execute(db.executor)).rows).toEqual([{ id: i, label: `item ${i}` }]);
+      await (db.executor as Kysely<any>).selectFrom('items').select('label').where('id', '=', i).execute();
     }
     expect(await prepared(db)).toEqual([]);
 
@@ -332,17 +332,17 @@ describe('prepared statements', () => {
       try {
         for (let round = 0; round < 3; round++) {
           for (let k = 0; k < 4; k++) {
-            await sql`SELECT v + ${sql.lit(k)} AS v FROM counted WHERE id = ${round + 1}`.execute(db.kysely);
+            await sql`SELECT v + ${sql.lit(k)} AS v FROM counted WHERE id = ${round + 1}`.execute(db.executor);
           }
-          await (db.kysely as Kysely<any>).transaction().execute(async (trx) => {
+          await (db.executor as Kysely<any>).transaction().execute(async (trx) => {
             await trx.updateTable('counted').set({ v: round }).where('id', '=', 5).execute();
             await sql`SELECT id, v FROM counted WHERE id = ${5}`.execute(trx);
           });
         }
-        await sql`SELECT * FROM counted WHERE id = ${5}`.execute(db.kysely);
-        await sql`SELECT * FROM counted WHERE id = ${5}`.execute(db.kysely);
+        await sql`SELECT * FROM counted WHERE id = ${5}`.execute(db.executor);
+        await sql`SELECT * FROM counted WHERE id = ${5}`.execute(db.executor);
         await outsider.query(`ALTER TABLE counted ADD COLUMN ${column} int`); // a stale plan: retried
-        const { rows } = await sql`SELECT * FROM counted WHERE id = ${5}`.execute(db.kysely);
+        const { rows } = await sql`SELECT * FROM counted WHERE id = ${5}`.execute(db.executor);
         expect(Object.keys(rows[0]!)).toContain(column);
       } finally {
         off();
@@ -359,7 +359,7 @@ describe('prepared statements', () => {
     expect(namedSeen).toHaveLength(3 * (4 + 4) + 3);
     expect(namedSeen.join('\n')).not.toMatch(/deallocate/i);
     // The retry dropped the connection's statements; the next run prepares again.
-    await sql`SELECT * FROM counted WHERE id = ${5}`.execute(named.kysely);
+    await sql`SELECT * FROM counted WHERE id = ${5}`.execute(named.executor);
     expect((await prepared(named)).map((p) => p.statement)).toEqual(['SELECT * FROM counted WHERE id = $1']);
   });
 });

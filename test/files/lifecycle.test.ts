@@ -78,15 +78,15 @@ describe('fieldforge files sweep', () => {
     await local.put(keyOf(gone), Buffer.from(gone));
     await local.put(keyOf(used), Buffer.from(used));
     await sql`INSERT INTO attachment (name, checksum, filepath, file_size)
-      VALUES ('used.txt', ${sha(used)}, ${keyOf(used)}, ${used.length})`.execute(db.kysely);
-    await queueRemoval(db.kysely, [keyOf(gone), keyOf(used)]);
+      VALUES ('used.txt', ${sha(used)}, ${keyOf(used)}, ${used.length})`.execute(db.executor);
+    await queueRemoval(db.executor, [keyOf(gone), keyOf(used)]);
 
     const run = await cli(['files', 'sweep', '-db', t.name]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain(`Database '${t.name}': removed 1 file(s), 0 still in use or busy`);
     expect(await exists(keyOf(gone))).toBe(false);
     expect(await exists(keyOf(used))).toBe(true);
-    const queue = await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.table(REMOVAL_TABLE)}`.execute(db.kysely);
+    const queue = await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.table(REMOVAL_TABLE)}`.execute(db.executor);
     expect(queue.rows[0]!.n).toBe(0);
   });
 

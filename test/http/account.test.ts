@@ -43,7 +43,7 @@ const totpEnabled = () => t.run(async () => (await User.query().filter({ id: use
 const passwordHash = () => t.run(async () => {
   const { sql } = await import('kysely');
   const db = await t.platform.database(t.name);
-  return (await sql<{ h: string }>`SELECT password_hash AS h FROM "user" WHERE id = ${userId}`.execute(db.kysely)).rows[0]!.h;
+  return (await sql<{ h: string }>`SELECT password_hash AS h FROM "user" WHERE id = ${userId}`.execute(db.executor)).rows[0]!.h;
 });
 
 describe('POST /auth/password', () => {

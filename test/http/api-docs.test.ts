@@ -55,7 +55,7 @@ async function cookieOf(token: string): Promise<string> {
 
 async function shareCount(): Promise<number> {
   const db = await t.platform.database(t.name);
-  const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM api_docs_share`.execute(db.kysely);
+  const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM api_docs_share`.execute(db.executor);
   return rows[0]!.n;
 }
 
@@ -73,7 +73,7 @@ describe('share administration', () => {
     expect(url.searchParams.get('db')).toBe(t.name);
 
     const db = await t.platform.database(t.name);
-    const { rows } = await sql<Record<string, unknown>>`SELECT * FROM api_docs_share WHERE id = ${created.id}`.execute(db.kysely);
+    const { rows } = await sql<Record<string, unknown>>`SELECT * FROM api_docs_share WHERE id = ${created.id}`.execute(db.executor);
     expect(rows[0]!.token).toBe(createHash('sha256').update(created.token).digest('hex'));
     expect(JSON.stringify(rows[0])).not.toContain(created.token);
   });
@@ -245,7 +245,7 @@ describe('the /api-docs cookie flow', () => {
     const cookie = await cookieOf(created.token);
     expect((await docs('/api-docs', { cookie })).statusCode).toBe(200);
     const db = await t.platform.database(t.name);
-    await sql`UPDATE api_docs_share SET expires_at = now() - interval '1 second' WHERE id = ${created.id}`.execute(db.kysely);
+    await sql`UPDATE api_docs_share SET expires_at = now() - interval '1 second' WHERE id = ${created.id}`.execute(db.executor);
     expect((await docs('/api-docs', { cookie })).statusCode).toBe(401);
     expect((await docs('/api-docs/openapi.json', { cookie })).statusCode).toBe(401);
     expect((await docs(`/api-docs?token=${created.token}`)).statusCode).toBe(401);
@@ -421,7 +421,7 @@ describe('databases that predate the reference', () => {
     const old = await testDatabase('core');
     try {
       const db = await old.platform.database(old.name);
-      await sql`DROP TABLE api_docs_share`.execute(db.kysely);
+      await sql`DROP TABLE api_docs_share`.execute(db.executor);
       await old.run(() => ModelAccess.query({ identifier: 'core.access_api_docs_share_admin' }).delete());
       const before = await old.app.inject({ method: 'GET', url: `/api-docs?token=ffdocs_${'C'.repeat(43)}`, headers: { 'x-db-name': old.name } });
       expect(before.statusCode).toBe(401);
@@ -441,7 +441,7 @@ describe('databases that predate the reference', () => {
 async function registryOf() {
   const db = await t.platform.database(t.name);
   const { readPlatformState } = await import('../../src/db/platform-state.js');
-  const state = await readPlatformState(db.kysely);
+  const state = await readPlatformState(db.executor);
   return t.platform.registry(t.name, state.registryVersion);
 }
 

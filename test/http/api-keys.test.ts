@@ -43,7 +43,7 @@ async function create(body: Record<string, unknown>): Promise<Created> {
 /** The stored row, read directly from the table. */
 async function storedRow(id: number): Promise<Record<string, unknown>> {
   const db = await t.platform.database(t.name);
-  const { rows } = await sql<Record<string, unknown>>`SELECT * FROM api_key WHERE id = ${id}`.execute(db.kysely);
+  const { rows } = await sql<Record<string, unknown>>`SELECT * FROM api_key WHERE id = ${id}`.execute(db.executor);
   return rows[0]!;
 }
 

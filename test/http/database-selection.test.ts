@@ -109,7 +109,7 @@ describe('database busy (install flag in the database)', () => {
       const contactsBefore = await full.run(() => Contact.query().count());
 
       const db = await full.platform.database(full.name);
-      await setInstalling(db.kysely, true);
+      await setInstalling(db.executor, true);
       try {
         const requests: [FastifyInstance, 'GET' | 'POST', string, unknown][] = [
           [prodApp, 'POST', '/api/query/Contact', {}],
@@ -131,7 +131,7 @@ describe('database busy (install flag in the database)', () => {
         expect(dev.statusCode).toBe(503);
         expect(dev.headers['retry-after']).toBe('5');
       } finally {
-        await setInstalling(db.kysely, false);
+        await setInstalling(db.executor, false);
       }
       expect(await full.run(() => Contact.query().count())).toBe(contactsBefore);
       // Cleared flag: both answer again at once.
@@ -145,11 +145,11 @@ describe('database busy (install flag in the database)', () => {
 
   it('does not affect another database', async () => {
     const db = await full.platform.database(full.name);
-    await setInstalling(db.kysely, true);
+    await setInstalling(db.executor, true);
     try {
       expect((await core.api('POST', '/api/query/Company', {})).statusCode).toBe(200);
     } finally {
-      await setInstalling(db.kysely, false);
+      await setInstalling(db.executor, false);
     }
   });
 });

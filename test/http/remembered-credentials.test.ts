@@ -203,7 +203,7 @@ describe('remembered credentials', () => {
   it('a remembered key is refused after a revocation written in plain SQL, outside the ORM', async () => {
     const { key, apiKeyId } = await warmKey();
     const db = await t.platform.database(t.name);
-    await sql`UPDATE api_key SET revoked_at = now() WHERE id = ${apiKeyId}`.execute(db.kysely);
+    await sql`UPDATE api_key SET revoked_at = now() WHERE id = ${apiKeyId}`.execute(db.executor);
     for (const w of workers) {
       const res = await call(w, key, 'POST', '/api/query/Contact', { fields: ['name'], limit: 1 });
       expect(res.statusCode).toBe(401);
@@ -235,7 +235,7 @@ describe('remembered credentials', () => {
     const { key } = await warmKey();
     const other = await newKey();
     const db = await t.platform.database(t.name);
-    const version = async () => (await sql<{ v: number }>`SELECT credential_version AS v FROM ff_state`.execute(db.kysely)).rows[0]!.v;
+    const version = async () => (await sql<{ v: number }>`SELECT credential_version AS v FROM ff_state`.execute(db.executor)).rows[0]!.v;
     const before = await version();
     await t.run(() => ApiKey.query({ id: other.apiKeyId }).update({ revoked_at: new Date().toISOString() }));
     expect(await version()).toBe(before + 1);
@@ -257,7 +257,7 @@ describe('remembered credentials', () => {
   it('a database that starts installing answers 503 to a remembered key, and serves it again afterwards', async () => {
     const { key } = await warmKey();
     const db = await t.platform.database(t.name);
-    await setInstalling(db.kysely, true);
+    await setInstalling(db.executor, true);
     try {
       for (const w of workers) {
         const res = await call(w, key, 'POST', '/api/query/Contact', {});
@@ -266,7 +266,7 @@ describe('remembered credentials', () => {
         expect(res.json().error).toBe('DatabaseBusy');
       }
     } finally {
-      await setInstalling(db.kysely, false);
+      await setInstalling(db.executor, false);
     }
     expect((await call(workers[0]!, key, 'POST', '/api/query/Contact', {})).statusCode).toBe(200);
   });
@@ -275,7 +275,7 @@ describe('remembered credentials', () => {
     const { key } = await warmKey();
     await t.run(() => Contact.create({ name: 'Visible after the bump' }));
     const db = await t.platform.database(t.name);
-    await bumpRegistryVersion(db.kysely);
+    await bumpRegistryVersion(db.executor);
     let res: Awaited<ReturnType<typeof call>> | undefined;
     const counted = await t.countStatements(async () => {
       res = await call(workers[0]!, key, 'POST', '/api/query/Contact', { fields: ['name'], filter_str: "Q(name='Visible after the bump')" });
@@ -299,7 +299,7 @@ describe('remembered credentials', () => {
     try {
       // Remembered first, then the function disappears behind the worker's back.
       expect((await call(worker, key, 'POST', '/api/query/Contact', {})).statusCode).toBe(200);
-      await sql`DROP FUNCTION ff_request_guard(integer, integer, integer, timestamptz)`.execute(db.kysely);
+      await sql`DROP FUNCTION ff_request_guard(integer, integer, integer, timestamptz)`.execute(db.executor);
       for (let i = 0; i < 2; i++) {
         const counted = await t.countStatements(async () => {
           const res = await call(worker, key, 'POST', '/api/query/Contact', { limit: 1 });
@@ -310,7 +310,7 @@ describe('remembered credentials', () => {
       }
     } finally {
       await worker.close();
-      await installRequestGuard(db.kysely); // for the other tests of this file
+      await installRequestGuard(db.executor); // for the other tests of this file
     }
   });
 });

@@ -90,7 +90,7 @@ describe('a 500', () => {
     const lines = sink.records().filter((r) => r.reqId === requestId);
     expect(lines).toHaveLength(1);
     const [line] = lines as [Record<string, any>];
-    const uid = (await sql<{ id: number }>`SELECT user_id AS id FROM service_account ORDER BY id LIMIT 1`.execute((await t.platform.database(t.name)).kysely)).rows[0]!.id;
+    const uid = (await sql<{ id: number }>`SELECT user_id AS id FROM service_account ORDER BY id LIMIT 1`.execute((await t.platform.database(t.name)).executor)).rows[0]!.id;
     expect(line).toMatchObject({
       level: 50, status: 500, error: 'InternalError', msg: 'kaboom: internal detail /srv/app/secret.ts',
       method: 'POST', route: '/api/execute/:model/:method', url: '/api/execute/LogProbe/crash', db: t.name,
@@ -138,7 +138,7 @@ describe('other failures', () => {
 
   it('logs a declared 503 (database mid-install) once at warn, with stack and the selected database', async () => {
     const { sink, call } = await appLogging('info');
-    const db = (await t.platform.database(t.name)).kysely;
+    const db = (await t.platform.database(t.name)).executor;
     await sql`UPDATE ff_state SET installing = true WHERE id = 1`.execute(db);
     try {
       const res = await call('refuse');

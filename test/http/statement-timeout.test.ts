@@ -82,7 +82,7 @@ describe('statement timeout', () => {
   it('the request pools carry both timeouts', async () => {
     const db = await platform.database(NAME);
     const { rows } = await sql<{ statement: string; lock: string }>`
-      SELECT current_setting('statement_timeout') AS statement, current_setting('lock_timeout') AS lock`.execute(db.kysely);
+      SELECT current_setting('statement_timeout') AS statement, current_setting('lock_timeout') AS lock`.execute(db.executor);
     expect(rows[0]).toEqual({ statement: '500ms', lock: '300ms' });
   });
 

@@ -141,7 +141,7 @@ async function installError(mod: string): Promise<string> {
   expect(err).toBeInstanceOf(ModuleError);
   const message = (err as Error).message;
   expect(message).toContain(dataFile(mod));
-  const kdb = (await t.platform.database(t.name)).kysely;
+  const kdb = (await t.platform.database(t.name)).executor;
   const { rows } = await sql`SELECT identifier FROM module WHERE identifier = ${mod}`.execute(kdb);
   expect(rows).toEqual([]);
   const state = await sql<{ installing: boolean }>`SELECT installing FROM ff_state`.execute(kdb);
@@ -216,14 +216,14 @@ describe('data file errors', () => {
     const err = await t.platform.install(t.name, { init: ['mod_err_dep'] }).then(() => null, (e: unknown) => e);
     expect(err).toBeInstanceOf(ModuleError);
     expect((err as Error).message).toContain("ModErrDepThing.contact refers to model 'Contact'");
-    const kdb = (await t.platform.database(t.name)).kysely;
+    const kdb = (await t.platform.database(t.name)).executor;
     const { rows } = await sql`SELECT to_regclass('public.mod_err_dep_thing')::text AS t`.execute(kdb);
     expect(rows).toEqual([{ t: null }]);
   });
 
   it('loads records whose references point later in the file, in any order', async () => {
     await t.platform.install(t.name, { init: ['mod_ok_reordered'] });
-    const kdb = (await t.platform.database(t.name)).kysely;
+    const kdb = (await t.platform.database(t.name)).executor;
     const { rows } = await sql<{ identifier: string; parent: string | null }>`
       SELECT m.identifier, p.identifier AS parent FROM ui_menu m LEFT JOIN ui_menu p ON p.id = m.parent_id
       WHERE m.identifier LIKE 'mod_ok_reordered.%' ORDER BY m.identifier`.execute(kdb);

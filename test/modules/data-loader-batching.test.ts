@@ -88,7 +88,7 @@ function readItem(t: TestDatabase, n: number, item: string, paths: string[]) {
 }
 
 async function itemRows(t: TestDatabase, n: number) {
-  const kdb = (await t.platform.database(t.name)).kysely;
+  const kdb = (await t.platform.database(t.name)).executor;
   const { item: table } = await tablesOf(t, n);
   const { rows } = await sql<{ identifier: string; name: string; size: number; spec: unknown; updated_date: Date }>`
     SELECT identifier, name, size, spec, updated_date FROM ${sql.table(table)} ORDER BY id`.execute(kdb);

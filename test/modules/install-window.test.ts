@@ -23,7 +23,7 @@ let kdb: SqlExecutor;
 beforeAll(async () => {
   t = await testDatabase('full');
   database = await t.platform.database(t.name);
-  kdb = database.kysely;
+  kdb = database.executor;
   await t.platform.install(t.name, { init: ['sales'] });
 }, 120_000);
 afterAll(async () => {

@@ -73,7 +73,7 @@ async function platformState(db: SqlExecutor = kdb): Promise<{ installing: boole
 
 beforeAll(async () => {
   [t, other] = await Promise.all([testDatabase('core', [MODULES]), testDatabase('core', [MODULES])]);
-  kdb = (await t.platform.database(t.name)).kysely;
+  kdb = (await t.platform.database(t.name)).executor;
   const result = await t.platform.install(t.name, { init: ['mod_ext'] });
   expect(result.installed).toEqual(['mod_base', 'mod_ext']);
 });
@@ -285,7 +285,7 @@ describe('installing flag and rollback', () => {
   });
 
   it('rolls everything back when a data file fails: no new table, no module row, flag cleared', async () => {
-    const odb = (await other.platform.database(other.name)).kysely;
+    const odb = (await other.platform.database(other.name)).executor;
     const before = await platformState(odb);
     const err = await other.platform.install(other.name, { init: ['mod_base', 'mod_badref'] }).then(() => null, (e: unknown) => e);
     expect(err).toBeInstanceOf(ModuleError);
@@ -306,6 +306,6 @@ describe('installing flag and rollback', () => {
 
   it('refuses to upgrade a module that is not installed', async () => {
     await expect(other.platform.install(other.name, { update: ['mod_base'] })).rejects.toThrow(/'mod_base' is not installed/);
-    expect((await platformState((await other.platform.database(other.name)).kysely)).installing).toBe(false);
+    expect((await platformState((await other.platform.database(other.name)).executor)).installing).toBe(false);
   });
 });

@@ -16,7 +16,7 @@ let kdb: SqlExecutor;
 
 beforeAll(async () => {
   t = await testDatabase('full');
-  kdb = (await t.platform.database(t.name)).kysely;
+  kdb = (await t.platform.database(t.name)).executor;
   await t.platform.install(t.name, { init: ['sales'] });
 }, 120_000);
 afterAll(async () => {

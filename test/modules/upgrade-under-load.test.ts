@@ -94,7 +94,7 @@ function traffic(next: () => TrafficRequest = businessRequest): ApiTraffic {
 
 beforeAll(async () => {
   t = await testDatabase('full', [V1]);
-  kdb = (await t.platform.database(t.name)).kysely;
+  kdb = (await t.platform.database(t.name)).executor;
   await t.platform.install(t.name, { init: ['sales'] });
   workers = [await buildApp(t.platform, { dev: false }), await buildApp(t.platform, { dev: false })];
   keys = await newKeys(8);

@@ -50,7 +50,7 @@ let v1Module: { installed_date: Date; updated_module_date: Date; name: string };
 
 beforeAll(async () => {
   t = await testDatabase('core', [V1]);
-  kdb = (await t.platform.database(t.name)).kysely;
+  kdb = (await t.platform.database(t.name)).executor;
   await t.platform.install(t.name, { init: ['mod_up'] });
   v1Things = await things();
   v1Module = (await sql<typeof v1Module>`SELECT name, installed_date, updated_module_date FROM module WHERE identifier = 'mod_up'`.execute(kdb)).rows[0]!;
@@ -147,7 +147,7 @@ describe('data-only upgrade of a module rewritten in place', () => {
   });
 
   it('updates the records whose file changed and never duplicates them', async () => {
-    const db = (await u.platform.database(u.name)).kysely;
+    const db = (await u.platform.database(u.name)).executor;
     const groups = async () => Object.fromEntries((await sql<{ id: number; identifier: string; name: string; category: string | null }>`
       SELECT id, identifier, name, category FROM "group" WHERE identifier LIKE 'mod_tmp.%'`.execute(db)).rows.map((r) => [r.identifier, r]));
     await u.platform.install(u.name, { init: ['mod_tmp'] });

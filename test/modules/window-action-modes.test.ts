@@ -51,7 +51,7 @@ afterAll(async () => {
 });
 
 async function stored(): Promise<Record<string, { modes: string; updated: string }>> {
-  const db = (await t.platform.database(t.name)).kysely;
+  const db = (await t.platform.database(t.name)).executor;
   const { rows } = await sql<{ identifier: string; modes: string; updated: Date }>`
     SELECT identifier, modes, updated_date AS updated FROM window_action WHERE identifier LIKE 'modes_probe.%'`.execute(db);
   return Object.fromEntries(rows.map((r) => [r.identifier.replace('modes_probe.', ''), { modes: r.modes, updated: String(r.updated) }]));

@@ -67,7 +67,7 @@ afterAll(async () => {
 async function runAs<T>(who: Principal, fn: (access: AccessProfile) => Promise<T>): Promise<T> {
   const db = await t.platform.database(t.name);
   const registry = await t.platform.registry(t.name);
-  const access = await loadAccessProfile(db.kysely, registry, { uid: who.uid, serviceAccountId: who.serviceAccountId });
+  const access = await loadAccessProfile(db.executor, registry, { uid: who.uid, serviceAccountId: who.serviceAccountId });
   return t.run(() => fn(access), { uid: who.uid, companyId: null, companyIds: [...access.companyIds], access: compileAccessPolicy(access), su: false });
 }
 

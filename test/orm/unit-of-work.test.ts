@@ -244,7 +244,7 @@ describe('without a transaction', () => {
     const registry = await t.platform.registry(t.name);
     heard.length = 0;
     const ran: string[] = [];
-    await runInEnv(makeEnv(db, registry, db.kysely, { bus: t.platform.bus }), async () => {
+    await runInEnv(makeEnv(db, registry, db.executor, { bus: t.platform.bus }), async () => {
       expect(work().inTransaction).toBe(false);
       work().afterCommit(() => ran.push('at once'));
       expect(ran).toEqual(['at once']);

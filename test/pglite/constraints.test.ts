@@ -80,7 +80,7 @@ describe('unknown and dropped databases', () => {
   });
 
   it('a dropped database is gone at once: 404 on every route, its registry forgotten', async () => {
-    const { registryVersion } = await readPlatformState((await platform.database(DATABASE)).kysely);
+    const { registryVersion } = await readPlatformState((await platform.database(DATABASE)).executor);
     expect(platform.loadedRegistry(DATABASE, registryVersion)).not.toBeNull();
     await dropDatabase(platform, DATABASE);
     for (const res of await everyRoute(DATABASE)) {

@@ -281,7 +281,7 @@ describe('sending from module code', () => {
     const { makeEnv } = await import('../../src/orm/transaction.js');
     const db = await t.platform.database(t.name);
     const registry = await t.platform.registry(t.name);
-    await runInEnv(makeEnv(db, registry, db.kysely, { bus: t.platform.bus }), async () => {
+    await runInEnv(makeEnv(db, registry, db.executor, { bus: t.platform.bus }), async () => {
       send_realtime(p.uid, 'client_action', { action: 'now' });
       expect(() => send_realtime(0, 'x', {})).toThrow(TypeError);
     });

@@ -139,7 +139,8 @@ describe('the sales list', () => {
     const g = await signedIn('/web#action=sales.action_sale_orders');
     const { page } = g;
     const rows = page.getByRole('table').locator('tbody tr[data-id]');
-    await expect.poll(() => rows.count()).toBeGreaterThanOrEqual(3);
+    // The first list of a fresh browser loads the client and its modules' entries: up to 20 s under a busy suite.
+    await expect.poll(() => rows.count(), { timeout: 20_000 }).toBeGreaterThanOrEqual(3);
     const totals = await page.getByRole('table').evaluate((table) => {
       const header = [...table.querySelectorAll('thead th')].findIndex((th) => th.textContent?.trim().startsWith('Total'));
       const at = (row: Element | null) => (row?.children[header] as HTMLElement | undefined)?.innerText ?? '';

@@ -84,7 +84,7 @@ export function registerApiDocsRoutes(app: FastifyInstance, platform: Platform, 
     const back = fromQuery ? `${DOCS_PATH}?db=${encodeURIComponent(dbName)}` : DOCS_PATH;
     const { token } = req.query as DocsQuery;
     if (token !== undefined) {
-      const share = typeof token === 'string' && token ? await resolveApiDocsShare(db.kysely, token) : null;
+      const share = typeof token === 'string' && token ? await resolveApiDocsShare(db.executor, token) : null;
       if (share === null) return denied(reply);
       const untilExpiry = share.expiresAt === null ? Infinity : Math.floor((share.expiresAt - Date.now()) / 1000);
       const maxAge = Math.max(1, Math.min(COOKIE_MAX_DAYS * 86_400, untilExpiry));
@@ -94,7 +94,7 @@ export function registerApiDocsRoutes(app: FastifyInstance, platform: Platform, 
       return pageHeaders(reply).redirect(back, 302);
     }
     const presented = presentedToken(req, dbName);
-    if (!presented || (await resolveApiDocsShare(db.kysely, presented)) === null) return denied(reply);
+    if (!presented || (await resolveApiDocsShare(db.executor, presented)) === null) return denied(reply);
     const specUrl = `${DOCS_PATH}/openapi.json${fromQuery ? `?db=${encodeURIComponent(dbName)}` : ''}`;
     return pageHeaders(reply).type('text/html; charset=utf-8').send(referencePage(dbName, specUrl));
   });
@@ -103,10 +103,10 @@ export function registerApiDocsRoutes(app: FastifyInstance, platform: Platform, 
     const { dbName } = await docsDatabase(req, selector);
     const db = await platform.database(dbName);
     const presented = presentedToken(req, dbName);
-    if (!presented || (await resolveApiDocsShare(db.kysely, presented)) === null) {
+    if (!presented || (await resolveApiDocsShare(db.executor, presented)) === null) {
       throw new AuthenticationError('Missing, invalid, expired or revoked API reference link: open the link an administrator shared');
     }
-    const state = await readPlatformState(db.kysely);
+    const state = await readPlatformState(db.executor);
     if (state.installing) throw new DatabaseBusy(`Database '${dbName}' is installing or upgrading modules; retry shortly`);
     const registry = await platform.registry(dbName, state.registryVersion);
     const origin = requestOrigin(req);

@@ -38,7 +38,7 @@ export function registerAuthRoutes(app: FastifyInstance, platform: Platform, sel
   async function anonymousDatabase(req: FastifyRequest): Promise<SessionConfig> {
     const dbName = await selector.select(req);
     const db = await platform.database(dbName);
-    if ((await readPlatformState(db.kysely)).installing) {
+    if ((await readPlatformState(db.executor)).installing) {
       throw new DatabaseBusy(`Database '${dbName}' is installing or upgrading modules; retry shortly`);
     }
     return { dbName, secret: platform.secret, sessionHours: options.sessionHours };
@@ -57,7 +57,7 @@ export function registerAuthRoutes(app: FastifyInstance, platform: Platform, sel
     const body = new RequestBody(req.body);
     // The proof of work comes first: without it nothing else is looked at.
     const db = await platform.database(config.dbName);
-    if (!(await verifyAltcha(db.kysely, altchaSecret, body.raw.altcha, config.dbName))) {
+    if (!(await verifyAltcha(db.executor, altchaSecret, body.raw.altcha, config.dbName))) {
       return humanVerificationFailed(reply);
     }
     const email = body.string('email');

@@ -65,7 +65,7 @@ export function registerFileRoutes(app: FastifyInstance, platform: Platform, sel
     const requested = (req.query as { action?: string }).action ?? 'view';
     if (requested !== 'view' && requested !== 'download') throw new BadRequest("'action' is 'view' or 'download'");
     // On the pool, as `readOnlyWork` runs: the row is read whoever asks; `canRead` decides.
-    const row = await attachmentFile(req.ff!.db.kysely, id);
+    const row = await attachmentFile(req.ff!.db.executor, id);
     if (!row || !(await canRead(row))) throw new NotFound(`Attachment ${id} does not exist`);
     const url = signedFileUrl(platform.secret, req.ff!.dbName, id, requested);
     return { url, expires_at: new Date(Date.now() + SIGNED_URL_SECONDS * 1000).toISOString() };
@@ -77,7 +77,7 @@ export function registerFileRoutes(app: FastifyInstance, platform: Platform, sel
     const query = req.query as { db?: string; expires?: string; sig?: string };
     const dbName = query.db !== undefined ? assertValidDatabaseName(query.db) : await selector.select(req);
     const db = await platform.database(dbName);
-    const row = await attachmentFile(db.kysely, id);
+    const row = await attachmentFile(db.executor, id);
     const signed = query.sig !== undefined;
     let granted = row?.is_public === true
       || (signed && verifyFileSignature(platform.secret, dbName, id, act, query.expires, query.sig));
