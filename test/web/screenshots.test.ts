@@ -115,7 +115,8 @@ describe('README screenshots', () => {
         const g = await open(scheme, size, true);
         const { page } = g;
         await page.goto('/web#action=contacts.action_contacts');
-        await expect.poll(() => page.getByRole('table').locator('tbody tr[data-id]').count()).toBe(10);
+        // A fresh browser's first list loads the client and its modules' entries: up to 20 s under a busy suite.
+        await expect.poll(() => page.getByRole('table').locator('tbody tr[data-id]').count(), { timeout: 20_000 }).toBe(10);
         await shoot(page, `list-${suffix}`, size);
 
         await page.goto(`/web#action=sales.action_sale_orders&view=form&id=${order}`);
