@@ -1,9 +1,11 @@
 /**
  * What module authors import: `import { Model, fields, extendModel } from 'fieldforge'`.
  */
-export { Model, type ModelClass, type ModelChange, type StateLock } from './orm/model.js';
+export { Model, type ModelClass, type ModelChange, type ModelChangeDone, type StateLock } from './orm/model.js';
 export { fields } from './orm/fields/index.js';
 export { extendModel } from './orm/model-extension.js';
+export { defineModelTrait, type ModelTrait } from './orm/model-trait.js';
+export { defineInstallHook, type InstallHook } from './modules/install-hook.js';
 export { QuerySet } from './orm/queryset.js';
 export { modelOf } from './orm/model-lookup.js';
 export { currentEnv, withEnv, type Env } from './orm/env.js';

@@ -76,6 +76,7 @@ export async function installModules(
     await runInEnv(makeEnv(db, registry, trx, { su: true, files }), async () => {
       for (const id of reload) {
         await loadModuleData(catalog.get(id));
+        for (const hook of (await loadModuleCode(catalog.get(id))).installHooks) await hook.run();
         await recordModule(catalog, id, fresh.includes(id));
       }
       // Languages already on get the translations of what was just installed or upgraded.

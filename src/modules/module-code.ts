@@ -1,20 +1,27 @@
 /**
  * Loads a module's model code from `models/index.ts` (`index.js` compiled) — the only
  * registration point — and sorts its exports into model declarations and extensions of other
- * modules' models.
+ * modules' models, traits (`model-trait.ts`) and install hooks (`install-hook.ts`).
  */
 import { access } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { ModuleError } from '../errors.js';
 import { Model, type ModelClass } from '../orm/model.js';
 import { isModelExtension, type ModelExtension } from '../orm/model-extension.js';
+import { isModelTrait, type ModelTrait } from '../orm/model-trait.js';
 import type { ModuleCode } from '../orm/registry.js';
+import { isInstallHook, type InstallHook } from './install-hook.js';
 import type { ModuleDescriptor } from './module-catalog.js';
 import { moduleCodeUrl } from './module-loader.js';
 
-const cache = new Map<string, Promise<ModuleCode>>();
+/** A module's code: its models, extensions and traits, and the hooks its install runs. */
+export interface LoadedModuleCode extends ModuleCode {
+  readonly installHooks: readonly InstallHook[];
+}
 
-export function loadModuleCode(mod: ModuleDescriptor): Promise<ModuleCode> {
+const cache = new Map<string, Promise<LoadedModuleCode>>();
+
+export function loadModuleCode(mod: ModuleDescriptor): Promise<LoadedModuleCode> {
   let pending = cache.get(mod.dir);
   if (!pending) {
     pending = importModuleCode(mod);
@@ -24,11 +31,11 @@ export function loadModuleCode(mod: ModuleDescriptor): Promise<ModuleCode> {
   return pending;
 }
 
-async function importModuleCode(mod: ModuleDescriptor): Promise<ModuleCode> {
+async function importModuleCode(mod: ModuleDescriptor): Promise<LoadedModuleCode> {
   const id = mod.manifest.identifier;
   // `index.js` where the module is compiled (built-in modules in `dist/`, or an add-on shipped built).
   const index = await firstExisting([join(mod.dir, 'models', 'index.ts'), join(mod.dir, 'models', 'index.js')]);
-  if (!index) return { id, dir: mod.dir, declarations: [], extensions: [] };
+  if (!index) return { id, dir: mod.dir, declarations: [], extensions: [], traits: [], installHooks: [] };
   let exports: Record<string, unknown>;
   try {
     // The loader decides how module files load (ESM, and `fieldforge` is this platform), not the
@@ -39,11 +46,15 @@ async function importModuleCode(mod: ModuleDescriptor): Promise<ModuleCode> {
   }
   const declarations: ModelClass[] = [];
   const extensions: ModelExtension[] = [];
+  const traits: ModelTrait[] = [];
+  const installHooks: InstallHook[] = [];
   for (const value of Object.values(exports)) {
     if (typeof value === 'function' && value.prototype instanceof Model) declarations.push(value as ModelClass);
     else if (isModelExtension(value)) extensions.push(value);
+    else if (isModelTrait(value)) traits.push(value);
+    else if (isInstallHook(value)) installHooks.push(value);
   }
-  return { id, dir: mod.dir, declarations, extensions };
+  return { id, dir: mod.dir, declarations, extensions, traits, installHooks };
 }
 
 async function firstExisting(files: string[]): Promise<string | null> {

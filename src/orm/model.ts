@@ -84,6 +84,11 @@ export type ModelChange =
   | { readonly op: 'write'; readonly ids: readonly number[]; readonly vals: Readonly<Record<string, unknown>> }
   | { readonly op: 'delete'; readonly ids: readonly number[] };
 
+/** A change once written (`Model._after_change`): the records' ids and the values as given. */
+export type ModelChangeDone =
+  | { readonly op: 'create'; readonly ids: readonly number[]; readonly vals: readonly Record<string, unknown>[] }
+  | { readonly op: 'write'; readonly ids: readonly number[]; readonly vals: Readonly<Record<string, unknown>> };
+
 export class Model {
   /** Model name (defaults to the class name); used in URLs: `/api/query/<name>`. */
   static _name?: string;
@@ -148,6 +153,21 @@ export class Model {
    * stored computed fields are not changes made by anyone and do not call it.
    */
   static _check_change?(change: ModelChange): void | Promise<void>;
+  /**
+   * What follows a change, in the same unit of work, once its rows are written and recomputed:
+   * every create and write of the model's records from any path (record and queryset methods,
+   * the API, bulk, import, data files) calls it with the records' ids — a create with the values
+   * each record was given, a write once per distinct set of values. The messaging module makes
+   * assignees followers this way. Overrides call `super._after_change?.(change)`.
+   */
+  static _after_change?(change: ModelChangeDone): void | Promise<void>;
+  /**
+   * A conversation on each record (the messaging module's chatter, CONTRACTS C5): `message_post`,
+   * `message_follow` / `message_unfollow`, and readable `messages` and `followers`.
+   */
+  static _mail_thread?: boolean;
+  /** With `_mail_thread`: ManyToOne fields to `Contact` or `User` whose person follows the record once set. */
+  static _follow_fields?: string[];
   /** Set on the composed class of each database by the registry. */
   static _meta?: ModelMeta;
 

@@ -11,6 +11,7 @@ import { ManyToManyField, ManyToOneField, OneToManyField, RelationalField } from
 import { AUDIT_FIELDS, genericFields } from './generic-fields.js';
 import { Model, type ModelClass, type UniqueWhen } from './model.js';
 import type { ModelExtension } from './model-extension.js';
+import type { ModelTrait } from './model-trait.js';
 import type { ModelMeta } from './model-meta.js';
 import { defineRecordAccessors } from './record-accessors.js';
 import { buildRecomputeTriggers, type RecomputeTrigger } from './recompute-triggers.js';
@@ -24,6 +25,8 @@ export interface ModuleCode {
   readonly dir?: string;
   readonly declarations: readonly ModelClass[];
   readonly extensions: readonly ModelExtension[];
+  /** Behaviours it gives every model that asks for them (`model-trait.ts`); none when absent. */
+  readonly traits?: readonly ModelTrait[];
 }
 
 /** A named database constraint, for turning a violation into a precise `ValidationError`. */
@@ -66,9 +69,10 @@ export class Registry {
     const dirs = new Map(modules.filter((m) => m.dir).map((m) => [m.id, m.dir!]));
     const registry = new Registry(modules.map((m) => m.id), dirs);
     const entries = collectEntries(modules);
+    const traits = modules.flatMap((m) => m.traits ?? []);
     const hasUser = entries.has('User');
     for (const [name, entry] of entries) {
-      registry.models.set(name, composeModel(registry, name, entry, hasUser));
+      registry.models.set(name, composeModel(registry, name, entry, hasUser, traits));
     }
     for (const meta of registry.models.values()) resolveRelations(registry, meta);
     for (const meta of registry.models.values()) {
@@ -122,10 +126,14 @@ export function snakeCase(name: string): string {
     .toLowerCase();
 }
 
-function composeModel(registry: Registry, name: string, entry: Entry, hasUser: boolean): ModelMeta {
+function composeModel(registry: Registry, name: string, entry: Entry, hasUser: boolean, traits: readonly ModelTrait[]): ModelMeta {
   // A fresh subclass per database: accessors and `_meta` are defined on it, never on shared code.
   let cls: ModelClass = class extends entry.declaration {};
   for (const ext of entry.extensions) cls = ext.apply(cls);
+  for (const trait of traits) if (trait.applies(cls)) cls = trait.apply(cls);
+  if (cls._mail_thread && !traits.some((t) => t.name === 'mail_thread')) {
+    throw new ModuleError(`${name} declares _mail_thread, which needs the messaging module: add messaging to ${entry.module}'s dependencies`);
+  }
   const finalClass: ModelClass = class extends cls {};
   Object.defineProperty(finalClass, '_name', { value: name });
   Object.defineProperty(finalClass, 'name', { value: name });

@@ -145,7 +145,7 @@ async function create(
   // One record, and nothing to do after its INSERT: it commits by itself (`create-alone.ts`).
   const alone = options.alone === true && !idsOnly && sortedList.length === 1 && !files && !setterRuns && !writtenRelations.size
     && !authorized?.rulesAfter && !plan.triggered.length && plan.computedStored.every((f) => precomputed.includes(f))
-    && !companyLinks(meta).length && !env.work.pendingWrites.size && sendsNextAlone(env.work.trx);
+    && !companyLinks(meta).length && !meta.cls._after_change && !env.work.pendingWrites.size && sendsNextAlone(env.work.trx);
   // Every stored column (the records are built from the rows), or, for ids only, the id and the
   // links: `collectDependents` reads a record's parent off its link (`ownersFromRows`).
   const returning = selectList(meta.table, idsOnly ? plan.idsAndLinks : plan.stored);
@@ -199,11 +199,13 @@ async function create(
   await collectDependents(meta, ids, plan.triggered, pending, { rows: inserted, upToDate });
   const changed = await flushRecompute(pending, protect);
   await assertCompanyConsistency(meta, ids);
+  const after = meta.cls._after_change;
+  if (after) await atItemAsync(soleItem(items), () => after.call(meta.cls, { op: 'create', ids, vals: valsList }));
   if (idsOnly) return ids;
   // The inserted rows are the records as stored, unless something written since may have changed them.
   // Reloaded as the platform, like the INSERT's RETURNING: a create returns every record it made,
   // even one a read rule keeps from its creator (a bulk create answers one entry per item).
-  const stale = setterRuns || writtenRelations.size > 0 || ids.some((id) => changed.get(meta)?.has(id));
+  const stale = setterRuns || writtenRelations.size > 0 || Boolean(after) || ids.some((id) => changed.get(meta)?.has(id));
   return stale ? withEnv({ su: true }, () => RecordBatch.load(meta, ids)) : RecordBatch.fromRows(meta, inserted);
 }
 

@@ -196,12 +196,27 @@ async function apply(meta: ModelMeta, ids: readonly number[], plan: WritePlan, u
   await flushRecompute(pending, protectedWrites(ids, sorted));
   const written = [...changed, ...new Set(sorted.flatMap((s) => s.manyToMany.map(([f]) => f.name)))];
   if (touchesCompanyLinks(meta, written)) await assertCompanyConsistency(meta, ids);
+  await afterChange(meta, ids, plan.given, items);
 }
 
 /** `_check_change` once per distinct set of values given, with the records taking it. */
 async function checkChange(meta: ModelMeta, ids: readonly number[], given: readonly Record<string, unknown>[], items: ItemIndexes | undefined): Promise<void> {
   const check = meta.cls._check_change;
   if (!check) return;
+  await byDistinctValues(ids, given, items, (change) => check.call(meta.cls, change));
+}
+
+/** `_after_change` once per distinct set of values given, once they are written. */
+async function afterChange(meta: ModelMeta, ids: readonly number[], given: readonly Record<string, unknown>[], items: ItemIndexes | undefined): Promise<void> {
+  const after = meta.cls._after_change;
+  if (!after) return;
+  await byDistinctValues(ids, given, items, (change) => after.call(meta.cls, change));
+}
+
+async function byDistinctValues(
+  ids: readonly number[], given: readonly Record<string, unknown>[], items: ItemIndexes | undefined,
+  run: (change: { op: 'write'; ids: number[]; vals: Record<string, unknown> }) => void | Promise<void>,
+): Promise<void> {
   const groups = new Map<string, { vals: Record<string, unknown>; at: number[] }>();
   const keys = new Map<Record<string, unknown>, string>();
   given.forEach((vals, i) => {
@@ -211,7 +226,7 @@ async function checkChange(meta: ModelMeta, ids: readonly number[], given: reado
     group.at.push(i);
   });
   for (const { vals, at } of groups.values()) {
-    await atItemAsync(soleItem(items && at.map((i) => items[i]!)), () => check.call(meta.cls, { op: 'write', ids: at.map((i) => ids[i]!), vals }));
+    await atItemAsync(soleItem(items && at.map((i) => items[i]!)), () => run({ op: 'write', ids: at.map((i) => ids[i]!), vals }));
   }
 }
 
