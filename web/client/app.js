@@ -10,6 +10,8 @@ import { loadModuleAssets } from './module-assets.js';
 import { AppShell } from './shell/app-shell.js';
 import { followPresence } from './realtime/presence.js';
 import { showNotifications, showSocketRefusals } from './realtime/live.js';
+import { showMessageToasts } from './messaging/message-toasts.js';
+import { followUnreadCount } from './messaging/unread-count.js';
 import { startRealtime } from './realtime/socket.js';
 import { goToSignIn, handleExpiredSessions, loadSession, renewSession, signInUrl } from './shell/session.js';
 
@@ -36,7 +38,8 @@ async function start() {
 }
 
 /**
- * The tab's realtime socket, once signed in (CONTRACTS C4): notifications as toasts, presence.
+ * The tab's realtime socket, once signed in (CONTRACTS C4): notifications as toasts, presence,
+ * the bell's unread count and a toast per new message (C5).
  * Closed with 4001 (signed out elsewhere, session revoked): renewed once if the refresh cookie
  * still works, else the sign-in page, which brings the person back here.
  * @param {string} db
@@ -45,6 +48,8 @@ function startLiveUpdates(db) {
   showNotifications();
   showSocketRefusals();
   followPresence();
+  followUnreadCount();
+  showMessageToasts();
   connect(db);
 }
 
