@@ -34,7 +34,7 @@ async function person(name: string, groupIds = ['core.group_user', 'project.grou
   });
 }
 
-const as = (p: Person | null) => (p ? { authorization: `Bearer ${p.token}` } : {});
+const as = (p: Person | null): Record<string, string> => (p ? { authorization: `Bearer ${p.token}` } : {});
 
 async function ok(res: { statusCode: number; body: string; json(): any }) {
   expect(res.statusCode, res.body).toBeLessThan(300);
