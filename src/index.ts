@@ -18,4 +18,4 @@ export {
 export { checkPasswordRule } from './auth/password-rule.js';
 export { hashPassword } from './auth/passwords.js';
 export { roundToStep } from './orm/round-to-step.js';
-export { send_notification, send_activity_update, send_realtime, type NotificationPayload } from './realtime/send.js';
+export { send_notification, send_activity_update, send_activity_updates, send_realtime, send_record_viewers, type NotificationPayload } from './realtime/send.js';

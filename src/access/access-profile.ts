@@ -39,7 +39,11 @@ export type { ProfileSubject };
 
 /** Loads the profile in two statements (groups and companies; rights and rules: `orm/system/access-rows.ts`). */
 export async function loadAccessProfile(db: SqlExecutor, registry: Registry, subject: ProfileSubject): Promise<AccessProfile> {
-  const who = await memberships(db, registry, subject);
+  return profileOfMemberships(db, registry, await memberships(db, registry, subject));
+}
+
+/** The profile of principals with these groups and companies (one statement): who shares them shares it. */
+export async function profileOfMemberships(db: SqlExecutor, registry: Registry, who: { groups: number[]; companies: number[] }): Promise<AccessProfile> {
   const groupIds = who.groups;
   const companyIds = who.companies.sort((a, b) => a - b);
   const rows = await grantRows(db, registry, groupIds);

@@ -26,6 +26,7 @@ import { registerMenuRoutes } from './routes/menus.js';
 import { registerModelApi } from './routes/model-api.js';
 import { registerModuleRoutes } from './routes/modules.js';
 import { registerPresenceRoutes } from './routes/presence.js';
+import { registerActivityStreamRoutes } from './routes/activity-stream.js';
 import { registerRealtimeSocketRoute } from './routes/realtime-socket.js';
 import { registerReportRoutes } from './routes/reports.js';
 import { registerResequenceRoutes } from './routes/resequence.js';
@@ -140,6 +141,7 @@ export async function buildApp(platform: Platform, options: AppOptions = {}): Pr
   registerMenuRoutes(app);
   registerRealtimeSocketRoute(app, hub);
   registerPresenceRoutes(app, platform.bus.presence);
+  registerActivityStreamRoutes(app);
   app.get('/health', async () => ({ status: 'ok' }));
   return app;
 }

@@ -7,10 +7,16 @@
 import type { SqlFragment } from '../db/sql-fragment.js';
 import type { RecordChangeFeed } from './record-changes.js';
 
-/** A frame for every socket of one user of one database (CONTRACTS C4, `{type, data}`). */
+/**
+ * A frame for every socket of one user of one database (CONTRACTS C4, `{type, data}`), or for the
+ * sockets watching one record except some users' (a message's viewers who do not follow it).
+ */
 export interface UserPush {
   readonly db: string;
-  readonly to: { readonly user: number };
+  readonly to:
+    | { readonly user: number }
+    | { readonly users: readonly number[] }
+    | { readonly viewersOf: { readonly model: string; readonly id: number }; readonly exceptUsers: readonly number[] };
   readonly frame: {
     readonly type: 'realtime_data' | 'notification' | 'activity_update' | 'error';
     readonly data: Readonly<Record<string, unknown>>;

@@ -14,6 +14,8 @@ import type { WatchGate } from './watch-gate.js';
 export type Recipients =
   /** Every socket of this user (its tabs, on any worker). */
   | { readonly user: number }
+  /** Every socket of each of these users (one message, however many: a message's audience). */
+  | { readonly users: readonly number[] }
   /** Every socket of a person (a session, not an API key) other than this user's (presence). */
   | { readonly peopleExcept: number }
   /**
@@ -21,7 +23,12 @@ export type Recipients =
    * pings, `record-changed.ts`): each watcher of a record gets `frame` with the record's own
    * `model`, `id`, `fields` and `updated_date` added to its data. Many records travel as one message.
    */
-  | { readonly watchers: readonly WatchedChange[]; readonly exceptSession: number | null };
+  | { readonly watchers: readonly WatchedChange[]; readonly exceptSession: number | null }
+  /**
+   * The sockets watching one record, except those of these users (a message on the record goes
+   * as `record_message` to its viewers who were not notified of it as followers).
+   */
+  | { readonly viewersOf: { readonly model: string; readonly id: number }; readonly exceptUsers: readonly number[] };
 
 /** One changed record of a record-changed message. */
 export interface WatchedChange {

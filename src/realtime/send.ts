@@ -42,6 +42,21 @@ export function send_activity_update(user_id: number, payload: Record<string, un
 }
 
 /**
+ * `send_activity_update` to many users at once: one bus message after commit, however many users
+ * (a message's audience of a thousand followers is one publish, not a thousand).
+ */
+export function send_activity_updates(user_ids: readonly number[], payload: Record<string, unknown>): void {
+  if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) {
+    throw new TypeError('send_activity_updates(user_ids, payload): payload must be an object');
+  }
+  const users = [...new Set(user_ids.map(checkedUser))];
+  if (!users.length) return;
+  const env = currentEnv();
+  const frame: ServerFrame = { type: 'activity_update', data: { kind: 'message', ...payload } };
+  env.work.afterCommit(() => env.ports.bus?.publish({ db: env.db.name, to: { users }, frame }));
+}
+
+/**
  * Sends `{type: 'realtime_data', data: {event, ...data}}` to every socket of `user_id` once the
  * current transaction commits — client actions are `send_realtime(uid, 'client_action', {action})`.
  */
@@ -49,6 +64,22 @@ export function send_realtime(user_id: number, event: string, data: Record<strin
   if (typeof event !== 'string' || !event) throw new TypeError('send_realtime(user_id, event, data): event must be a non-empty string');
   if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new TypeError('send_realtime(user_id, event, data): data must be an object');
   afterCommit(user_id, { type: 'realtime_data', data: { ...data, event } });
+}
+
+/**
+ * Sends an `activity_update` frame to every socket watching record `id` of `model` (an open form),
+ * except the sockets of `except_users`, once the current transaction commits: a message on a
+ * record reaches its viewers who do not follow it as `record_message` (spec §6.1).
+ */
+export function send_record_viewers(model: string, id: number, payload: Record<string, unknown>, except_users: readonly number[] = []): void {
+  if (typeof model !== 'string' || !model) throw new TypeError('send_record_viewers(model, id, payload): model must be a model name');
+  if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) throw new TypeError('send_record_viewers(model, id, payload): payload must be an object');
+  const env = currentEnv();
+  const record = { model, id: checkedId(id) };
+  const exceptUsers = [...except_users];
+  env.work.afterCommit(() => env.ports.bus?.publish({
+    db: env.db.name, to: { viewersOf: record, exceptUsers }, frame: { type: 'activity_update', data: { kind: 'record_message', ...payload } },
+  }));
 }
 
 function afterCommit(user_id: number, frame: ServerFrame): void {
@@ -65,4 +96,9 @@ function publish(env: Env, uid: number, frame: ServerFrame): void {
 function checkedUser(user_id: unknown): number {
   if (!Number.isSafeInteger(user_id) || (user_id as number) <= 0) throw new TypeError(`user_id must be a User id, got ${String(user_id)}`);
   return user_id as number;
+}
+
+function checkedId(id: unknown): number {
+  if (!Number.isSafeInteger(id) || (id as number) <= 0) throw new TypeError(`id must be a record id, got ${String(id)}`);
+  return id as number;
 }

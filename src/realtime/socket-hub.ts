@@ -362,10 +362,15 @@ export class SocketHub {
     const to = message.to;
     if ('user' in to) {
       for (const c of d.byUser.get(to.user) ?? EMPTY) send(c);
+    } else if ('users' in to) {
+      for (const uid of to.users) for (const c of d.byUser.get(uid) ?? EMPTY) send(c);
     } else if ('peopleExcept' in to) {
       for (const c of d.all) if (c.isPerson && c.owner.uid !== to.peopleExcept) send(c);
     } else if ('watchers' in to) {
       for (const change of to.watchers) this.#deliverChange(message.db, d, message.frame, change, to.exceptSession);
+    } else if ('viewersOf' in to) {
+      const except = new Set(to.exceptUsers);
+      for (const c of d.watches.of(to.viewersOf.model, to.viewersOf.id) ?? EMPTY) if (!except.has(c.owner.uid)) send(c);
     }
   }
 

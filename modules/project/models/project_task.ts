@@ -14,6 +14,9 @@ export class ProjectTask extends Model {
   static override _order_by = ['sequence ASC', 'deadline ASC', 'id ASC'];
   // Only methods listed here can be called remotely: POST /api/execute/ProjectTask/action_close.
   static override _api_methods = ['action_close', 'action_reassign'];
+  // A conversation on every task (the messaging module's chatter); the assignee follows the task.
+  static override _mail_thread = true;
+  static override _follow_fields = ['assignee'];
   // The dialog asking for action_reassign's inputs (POST /api/action-meta/ProjectTask/action_reassign).
   static override _wizards = {
     action_reassign: {

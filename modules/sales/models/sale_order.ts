@@ -34,6 +34,9 @@ export class SaleOrder extends Model {
   static override _order_by = ['date_order DESC', 'id DESC'];
   static override _unique_together = [['name']];
   static override _api_methods = ['action_confirm', 'action_cancel', 'action_update_rate', 'action_print', 'action_apply_discount'];
+  // A conversation on every order (the messaging module's chatter); the salesperson follows it.
+  static override _mail_thread = true;
+  static override _follow_fields = ['user'];
   // The dialog of action_apply_discount (POST /api/action-meta/SaleOrder/action_apply_discount).
   static override _wizards = {
     action_apply_discount: {

@@ -69,6 +69,8 @@ export interface RegistryEntry {
   computed?: boolean;
   on_delete?: string;
   currency_field?: string;
+  /** A Text field holding sanitised HTML (`fields.Html`). */
+  html?: boolean;
   visible_setting?: string;
   /**
    * Whether `visible_setting` holds for the caller's current company's `Settings` record right now

@@ -11,7 +11,7 @@
 import type { FieldOptions } from './field.js';
 import {
   BinaryField, BooleanField, CharField, DateField, DatetimeField, FloatField, IntegerField, JsonField,
-  MonetaryField, SelectionField, TextField,
+  MonetaryField, SelectionField, TextField, HtmlField,
   type CharOptions, type FloatOptions, type MonetaryOptions, type SelectionOptions,
 } from './scalar-fields.js';
 import {
@@ -22,6 +22,8 @@ import {
 export const fields = {
   Char: (o: CharOptions = {}) => new CharField(o),
   Text: (o: FieldOptions = {}) => new TextField(o),
+  /** Rich text, sanitised on write. */
+  Html: (o: FieldOptions = {}) => new HtmlField(o),
   Boolean: (o: FieldOptions = {}) => new BooleanField(o),
   Integer: (o: FieldOptions = {}) => new IntegerField(o),
   Float: (o: FloatOptions = {}) => new FloatField(o),

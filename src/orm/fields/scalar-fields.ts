@@ -5,6 +5,7 @@
  */
 import { Field, type FieldOptions, type RegistryEntry } from './field.js';
 import { charactersBeyond, unstorableText } from './storable-text.js';
+import { sanitizedHtml } from './sanitized-html.js';
 
 /** The largest value of a PostgreSQL `integer` (Integer columns, record ids). */
 export const INT32_MAX = 2_147_483_647;
@@ -69,6 +70,20 @@ export class TextField extends Field {
     if (value === null || value === undefined) return null;
     if (typeof value === 'boolean') throw this.invalid(value, 'a string');
     return this.textValue(value);
+  }
+}
+
+/**
+ * Rich text as HTML, sanitised on every write (`sanitized-html.ts`): what is stored is what may be
+ * rendered. Its type stays `Text` for filters, exports and imports; the description says `html`.
+ */
+export class HtmlField extends TextField {
+  override toColumn(value: unknown): unknown {
+    const text = super.toColumn(value);
+    return typeof text === 'string' ? sanitizedHtml(text) : text;
+  }
+  override describe(): RegistryEntry {
+    return { ...super.describe(), html: true };
   }
 }
 

@@ -1,0 +1,26 @@
+import { currentEnv, defineInstallHook, sql } from 'fieldforge';
+import { ensureUserContacts } from '../thread/user-contacts.js';
+
+/**
+ * At each install and upgrade of messaging: users who existed before it get their contact, and
+ * the indexes the feed's queries need exist — partial and multi-column, which field declarations
+ * do not express. With a million notified rows, the unread count reads only the caller's unread
+ * rows (`…_unread`), the feed one page of the caller's rows (`…_feed`), and the retention sweep
+ * only read rows (`…_read_date`).
+ */
+export const install = defineInstallHook(async () => {
+  await ensureUserContacts();
+  const { registry, work } = currentEnv();
+  const junction = registry.meta('FkMessageNotifiedContact');
+  const message = registry.meta('Message');
+  const j = (name: string) => sql.id(junction.fields.get(name)!.column!);
+  const m = (name: string) => sql.id(message.fields.get(name)!.column!);
+  const table = sql.table(junction.table);
+  for (const statement of [
+    sql`CREATE INDEX IF NOT EXISTS ${sql.id(`${junction.table}_unread`)} ON ${table} (${j('contact')}, ${j('message')} DESC) WHERE NOT ${j('read')}`,
+    sql`CREATE INDEX IF NOT EXISTS ${sql.id(`${junction.table}_feed`)} ON ${table} (${j('contact')}, ${j('message')} DESC)`,
+    sql`CREATE INDEX IF NOT EXISTS ${sql.id(`${junction.table}_record`)} ON ${table} (${j('contact')}, ${j('model')}, ${j('document')}) WHERE NOT ${j('read')}`,
+    sql`CREATE INDEX IF NOT EXISTS ${sql.id(`${junction.table}_read_date`)} ON ${table} (${j('read_date')}) WHERE ${j('read')}`,
+    sql`CREATE INDEX IF NOT EXISTS ${sql.id(`${message.table}_thread`)} ON ${sql.table(message.table)} (${m('model')}, ${m('document')}, id DESC)`,
+  ]) await statement.execute(work.trx);
+});
