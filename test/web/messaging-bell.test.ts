@@ -10,8 +10,7 @@
  * the panel fits the screen.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sql } from 'kysely';
-import { currentEnv } from '../../src/orm/env.js';
+import { FkMessageNotifiedContact } from '../../modules/messaging/models/fk_message_notified_contact.js';
 import { describeFindings, seriousViolations } from '../support/axe.js';
 import { badge, bellButton, livePage, messagingWorld, post, serverCount, taskFollowedBy, TASKS, type MessagingWorld } from './messaging-steps.js';
 
@@ -130,7 +129,7 @@ describe('the bell', () => {
     await expect.poll(() => badge(page), { timeout: 8_000 }).toBe('1');
     await page.waitForTimeout(2_500); // the bump's own settling read is done
     await w.t.run(async () => {
-      await sql`UPDATE fk_message_notified_contact SET read = true WHERE message = ${message}`.execute(currentEnv().work.trx);
+      await FkMessageNotifiedContact.query({ message }).update({ read: true });
     });
     expect(await serverCount(w.admin)).toBe(0);
     await page.waitForTimeout(2_500);

@@ -100,7 +100,7 @@ describe('the chatter', () => {
   });
 
   it('completes @ mentions through name_search on Contact; the note notifies the one mentioned and no follower', async () => {
-    const carolUid = await createUserWithPassword(w.t, { name: 'Carol Mention', email: 'carol.mention@example.test', password: 'carol-password-for-tests', groups: ['core.group_user'] });
+    const carolUid = await createUserWithPassword(w.t, { name: 'Carol Mention', email: 'carol.mention@example.test', password: 'carol-password-for-tests', groups: ['core.group_user', 'project.group_project_user'] });
     const task = await taskFollowedBy(w.bob, 'Mention task');
     const bobBefore = await serverCount(w.bob);
     const g = await livePage(w, w.admin, formOf(task), { label: 'Name' });

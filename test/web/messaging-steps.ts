@@ -131,7 +131,7 @@ export const bellButton = (page: Page): Locator => page.getByRole('button', { na
 
 /** What the badge shows: its text, or '' when it is hidden (no unread). */
 export async function badge(page: Page): Promise<string> {
-  const shown = bellButton(page).locator('.ff-bell__badge');
+  const shown = page.locator('.ff-bell .ff-bell__badge');
   return (await shown.count()) ? (await shown.innerText()).trim() : '';
 }
 

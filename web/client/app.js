@@ -26,7 +26,7 @@ async function start() {
   document.documentElement.lang = session.lang;
   document.documentElement.dir = session.user.language.direction === 'rtl' ? 'rtl' : 'ltr';
   handleExpiredSessions();
-  startLiveUpdates(session.db);
+  startLiveUpdates(session.db, session.user.id);
   // The language's own formats (separators, date format) for every view and the modules'
   // widgets, loaded with the menus.
   const [menus] = await Promise.all([
@@ -42,14 +42,14 @@ async function start() {
  * the bell's unread count and a toast per new message (C5).
  * Closed with 4001 (signed out elsewhere, session revoked): renewed once if the refresh cookie
  * still works, else the sign-in page, which brings the person back here.
- * @param {string} db
+ * @param {string} db @param {number} userId
  */
-function startLiveUpdates(db) {
+function startLiveUpdates(db, userId) {
   showNotifications();
   showSocketRefusals();
   followPresence();
   followUnreadCount();
-  showMessageToasts();
+  showMessageToasts(userId);
   connect(db);
 }
 

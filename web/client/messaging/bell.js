@@ -1,7 +1,9 @@
 /**
  * The bell in the shell's top bar (CONTRACTS C5 "Bell"): a button named `Notifications` whose
- * badge shows the unread count (hidden at 0; "99+" past 99; the exact figure is the button's
- * description for screen readers), opening the feed panel. Not drawn at all in a database
+ * badge shows the unread count (hidden at 0; "99+" past 99), opening the feed panel. The badge
+ * sits over the button rather than in it, so the button's name stays exactly `Notifications`
+ * (what it shows must be in its name, WCAG 2.5.3); screen readers hear the exact figure as the
+ * button's description. Not drawn at all in a database
  * without the messaging module.
  */
 import { html } from '../../lib/html.js';
@@ -31,8 +33,8 @@ export function Bell({ lang }) {
       aria-haspopup="dialog" aria-expanded=${open ? 'true' : 'false'} aria-controls=${open ? PANEL_ID : undefined}
       aria-describedby="ff-bell-count" onClick=${() => setOpen(!open)}>
       <${BellIcon} />
-      ${count > 0 ? html`<span class="ff-bell__badge" aria-hidden="true" data-count=${count}>${count > 99 ? '99+' : count}</span>` : null}
     </button>
+    ${count > 0 ? html`<span class="ff-bell__badge" aria-hidden="true" data-count=${count}>${count > 99 ? '99+' : count}</span>` : null}
     <span id="ff-bell-count" class="ff-visually-hidden">${described}</span>
     ${open ? html`<${NotificationPanel} id=${PANEL_ID} lang=${lang} containerRef=${root} onClose=${close} />` : null}
   </div>`;

@@ -25,7 +25,7 @@ export function FeedItem({ item, lang, busy, onMarkRead, onOpen }) {
     <div class="ff-feed-item__foot">
       <${TimeLabel} iso=${item.created_date} lang=${lang} />
       ${item.message_type === 'note' ? html`<span class="ff-badge">Note</span>` : null}
-      ${item.read ? null : html`<button type="button" class="ff-button ff-button-small" disabled=${busy} onClick=${() => onMarkRead(item)}>Mark as read</button>`}
+      ${item.read ? null : html`<button type="button" class="ff-button ff-button-small" aria-disabled=${busy ? 'true' : undefined} onClick=${() => onMarkRead(item)}>Mark as read</button>`}
     </div>
   </li>`;
 }

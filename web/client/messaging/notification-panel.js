@@ -34,6 +34,7 @@ export function NotificationPanel({ id, lang, containerRef, onClose }) {
   const [busy, setBusy] = useState(false);
   const panel = useRef(/** @type {HTMLDivElement | null} */ (null));
   const firstPage = useRef(false);
+  const running = useRef(false);
   const { count } = useUnreadCount();
   const titleId = `${id}-title`;
 
@@ -61,15 +62,32 @@ export function NotificationPanel({ id, lang, containerRef, onClose }) {
     const outside = (event) => {
       if (containerRef.current && !containerRef.current.contains(/** @type {Node} */ (event.target))) onClose(false);
     };
+    // Escape wherever the focus is (it may have left the panel), as the user menu does.
+    /** @param {KeyboardEvent} event */
+    const escape = (event) => {
+      if (event.key !== 'Escape' || event.defaultPrevented) return;
+      event.preventDefault();
+      onClose(true);
+    };
     document.addEventListener('mousedown', outside);
+    document.addEventListener('keydown', escape);
     return () => {
       off();
       document.removeEventListener('mousedown', outside);
+      document.removeEventListener('keydown', escape);
     };
   }, []);
 
+  // Buttons are not disabled while a request runs (a disabled button loses the keyboard focus):
+  // a second press meanwhile is ignored.
+  /** @param {number} messageId */
+  const focusLinkOf = (messageId) => requestAnimationFrame(() =>
+    /** @type {HTMLElement | null | undefined} */ (panel.current?.querySelector(`[data-message-id="${messageId}"] a`))?.focus());
+
   /** @param {() => Promise<void>} work */
   const act = async (work) => {
+    if (running.current) return;
+    running.current = true;
     setBusy(true);
     setError(null);
     try {
@@ -77,6 +95,7 @@ export function NotificationPanel({ id, lang, containerRef, onClose }) {
     } catch (err) {
       setError(reason(err));
     } finally {
+      running.current = false;
       setBusy(false);
     }
   };
@@ -87,6 +106,8 @@ export function NotificationPanel({ id, lang, containerRef, onClose }) {
     const older = await feedPage({ beforeId: last.message_id });
     setItems((shown) => [...(shown ?? []), ...older.filter((i) => !(shown ?? []).some((s) => s.message_id === i.message_id))]);
     setHasMore(older.length >= FEED_PAGE);
+    // The keyboard goes on where the new items start (the button may be gone).
+    if (older[0]) focusLinkOf(older[0].message_id);
   });
 
   /** @param {Item} item */
@@ -94,28 +115,22 @@ export function NotificationPanel({ id, lang, containerRef, onClose }) {
     await markRead({ message_id: item.message_id });
     setItems((shown) => (shown ?? []).map((i) => (i.message_id === item.message_id ? { ...i, read: true } : i)));
     // The focus was on the button that went away: keep it in the item.
-    requestAnimationFrame(() => /** @type {HTMLElement | null | undefined} */ (panel.current?.querySelector(`[data-message-id="${item.message_id}"] a`))?.focus());
+    focusLinkOf(item.message_id);
   });
 
   const markAll = () => act(async () => {
     await markRead({ all: true });
     setItems((shown) => (shown ?? []).map((i) => ({ ...i, read: true })));
+    // The button is disabled now that nothing is unread: the focus stays in the panel.
+    panel.current?.focus();
   });
-
-  /** @param {KeyboardEvent} event */
-  const onKeyDown = (event) => {
-    if (event.key !== 'Escape') return;
-    event.preventDefault();
-    event.stopPropagation();
-    onClose(true);
-  };
 
   const unreadShown = (items ?? []).some((i) => !i.read);
   return html`<div id=${id} ref=${panel} class="ff-notifications" role="dialog" aria-labelledby=${titleId} tabindex="-1"
-      aria-busy=${items === null || busy ? 'true' : 'false'} onKeyDown=${onKeyDown}>
+      aria-busy=${items === null || busy ? 'true' : 'false'}>
     <header class="ff-notifications__header">
       <h2 id=${titleId} class="ff-notifications__title">Notifications</h2>
-      <button type="button" class="ff-button ff-button-small" disabled=${busy || (count === 0 && !unreadShown)} onClick=${markAll}>Mark all as read</button>
+      <button type="button" class="ff-button ff-button-small" disabled=${count === 0 && !unreadShown} onClick=${markAll}>Mark all as read</button>
       <button type="button" class="ff-icon-button" aria-label="Close notifications" onClick=${() => onClose(true)}>×</button>
     </header>
     ${error ? html`<p class="ff-notifications__error" role="alert">${error}</p>` : null}
@@ -126,7 +141,7 @@ export function NotificationPanel({ id, lang, containerRef, onClose }) {
         onMarkRead=${markOne} onOpen=${() => onClose(false)} />`)}
     </ul>` : null}
     ${hasMore ? html`<div class="ff-notifications__more">
-      <button type="button" class="ff-button" disabled=${busy} onClick=${loadMore}>Load more</button>
+      <button type="button" class="ff-button" aria-disabled=${busy ? 'true' : undefined} onClick=${loadMore}>Load more</button>
     </div>` : null}
   </div>`;
 }

@@ -8,6 +8,7 @@
 import { html } from '../../lib/html.js';
 import { useEffect, useId, useState } from 'preact/hooks';
 import { api, readAction } from '../api.js';
+import { setNotificationPreference } from './message-toasts.js';
 import { PushToggle } from './push-toggle.js';
 import { useUnreadCount } from './unread-count.js';
 
@@ -50,6 +51,7 @@ export function NotificationSettings({ userId }) {
       const chosen = /** @type {{notification_preference?: string}} */ (result)?.notification_preference ?? value;
       setSaved(chosen);
       setValue(chosen);
+      setNotificationPreference(chosen);
       window.fieldforge?.toast.show({ type: 'success', message: 'Notification preference saved.' });
     } catch (err) {
       setError(err instanceof Error ? err.message : String(err));

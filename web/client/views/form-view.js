@@ -10,7 +10,7 @@
  * `route.id` is the record (none: a new one); `dialog`: the form is shown in a dialog (window
  * mode), which does not watch its record.
  *
- * A `_mail_thread` model's form (`modelInfo.mail_thread`) shows the chatter of a saved record
+ * A `_mail_thread` model's form (`messaging/mail-thread.js`) shows the chatter of a saved record
  * under the fields (CONTRACTS C5), not in a dialog.
  *
  * Live updates (spec §6.3): a saved record is watched while the form shows it; a `record_changed`
@@ -23,6 +23,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { linkName } from '../format.js';
 import { setLeaveGuard } from '../leave-guard.js';
 import { Chatter } from '../messaging/chatter.js';
+import { THREAD_FIELDS, isMailThread } from '../messaging/mail-thread.js';
 import { useReloadAction } from '../realtime/live.js';
 import { WizardDialog } from '../wizard/wizard-dialog.js';
 import { defaultFormArch } from './form/default-form-arch.js';
@@ -60,7 +61,7 @@ export function FormView({ action, views, registry, modelInfo, route, navigate, 
   const id = route.id && /^\d+$/.test(route.id) ? Number(route.id) : null;
   const lang = session?.lang ?? session?.user?.lang ?? null;
   const fields = useMemo(() => named(registry), [registry]);
-  const arch = useMemo(() => (Array.isArray(views?.Form) && views.Form.length ? views.Form : defaultFormArch(fields, modelInfo.rec_name)), [views, fields]);
+  const arch = useMemo(() => (Array.isArray(views?.Form) && views.Form.length ? views.Form : defaultFormArch(fields, modelInfo.rec_name, isMailThread(modelInfo) ? THREAD_FIELDS : [])), [views, fields]);
 
   const [wizard, setWizard] = useState(/** @type {string | null} */ (null));
   const unreadable = useUnreadableFields();
@@ -154,7 +155,7 @@ export function FormView({ action, views, registry, modelInfo, route, navigate, 
         <${FormLayout} key=${unreadable.revision} arch=${shape.arch} renderField=${renderField} />
       </form>`
       : failure ? null : html`<p class="ff-view-loading" role="status">Loading…</p>`}
-    ${modelInfo.mail_thread && !dialog && !none && saved ? html`<${Chatter} model=${model} id=${id} userId=${session?.user?.id ?? null} lang=${lang} />` : null}
+    ${isMailThread(modelInfo) && !dialog && !none && saved ? html`<${Chatter} model=${model} id=${id} userId=${session?.user?.id ?? null} lang=${lang} />` : null}
     ${wizard && id !== null ? html`<${WizardDialog} model=${model} method=${wizard} activeIds=${[id]} lang=${lang}
       onClose=${() => setWizard(null)}
       onDone=${(/** @type {{reload: boolean}} */ outcome) => { if (outcome.reload && shape) void load(shape); }} />` : null}
