@@ -3,7 +3,8 @@
  * database with the administrator (whose page is under test) and Bob, a project user who writes
  * to her from his own session; requests as either person through a session bearer token (a
  * signed-in person, not an API key: marking read refuses keys); a signed-in page whose socket has
- * said hello; and the bell's badge as the page shows it.
+ * said hello (clean: no foreign request, no uncaught error, nothing its Content-Security-Policy
+ * refused); and the bell's badge as the page shows it.
  */
 import { expect } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
@@ -124,7 +125,15 @@ export async function livePage(w: MessagingWorld, who: Person, hash: string, opt
   await g.page.goto(`/web#${hash}`);
   await expect.poll(() => received.some((f) => f.data?.event === 'hello'), { timeout: 15_000 }).toBe(true);
   if (options.label) await g.page.getByLabel(options.label, { exact: true }).first().waitFor({ timeout: 15_000 });
-  return { ...g, received, sent };
+  return {
+    ...g, received, sent,
+    // Nothing the page's Content-Security-Policy refused either (an inline style, a foreign image).
+    assertClean() {
+      g.assertClean();
+      const refused = g.consoleErrors.filter((m) => /Content Security Policy/i.test(m));
+      if (refused.length) throw new Error(`the page broke its Content-Security-Policy: ${refused.join('\n')}`);
+    },
+  };
 }
 
 export const bellButton = (page: Page): Locator => page.getByRole('button', { name: 'Notifications', exact: true });

@@ -11,6 +11,7 @@ import { useRef, useState } from 'preact/hooks';
 import { BellIcon } from '../ui/icons.js';
 import { NotificationPanel } from './notification-panel.js';
 import { useUnreadCount } from './unread-count.js';
+import './stylesheet.js';
 
 const PANEL_ID = 'ff-notifications';
 

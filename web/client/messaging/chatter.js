@@ -9,6 +9,7 @@ import { Followers } from './followers.js';
 import { Thread } from './thread.js';
 import { useReadDwell } from './use-read-dwell.js';
 import { useThread } from './use-thread.js';
+import './stylesheet.js';
 
 /** @param {{model: string, id: number, userId: number | null, lang?: string | null}} props */
 export function Chatter({ model, id, userId, lang }) {

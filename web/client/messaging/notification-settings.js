@@ -11,6 +11,7 @@ import { api, readAction } from '../api.js';
 import { setNotificationPreference } from './message-toasts.js';
 import { PushToggle } from './push-toggle.js';
 import { useUnreadCount } from './unread-count.js';
+import './stylesheet.js';
 
 const CHOICES = /** @type {const} */ ([
   ['realtime', 'In the app and as push notifications'],
