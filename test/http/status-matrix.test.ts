@@ -319,6 +319,38 @@ const ENDPOINTS: Endpoint[] = [
     },
   },
   {
+    // The activity feed (CONTRACTS C5): an API key reads its service account's feed (empty here);
+    // marking read is a person's act, refused to every API key.
+    route: 'GET /api/activity-stream/unread-count', method: 'GET',
+    url: () => '/api/activity-stream/unread-count',
+    underRule: { status: 200, check: (body) => expect(body).toEqual({ count: 0 }) },
+    withoutRight: { status: 200, check: (body) => expect(body).toEqual({ count: 0 }) },
+    async control(res) {
+      expect(res.json()).toEqual({ count: 0 });
+    },
+  },
+  {
+    route: 'POST /api/activity-stream', method: 'POST',
+    url: () => '/api/activity-stream',
+    body: () => ({ limit: 5 }),
+    underRule: { status: 200, check: (body) => expect(body).toEqual([]) },
+    withoutRight: { status: 200, check: (body) => expect(body).toEqual([]) },
+    async control(res) {
+      expect(res.json()).toEqual([]);
+    },
+  },
+  {
+    route: 'POST /api/activity-stream/read', method: 'POST',
+    url: () => '/api/activity-stream/read',
+    body: () => ({ all: true }),
+    underRule: { status: 403, error: 'AccessError' },
+    withoutRight: { status: 403, error: 'AccessError' },
+    controlStatus: 403,
+    async control(res) {
+      expect(res.json()).toMatchObject({ error: 'AccessError', detail: expect.stringContaining('API key') });
+    },
+  },
+  {
     route: 'GET /api/import-progress/:progress_id', method: 'GET',
     url: () => `/api/import-progress/${MATRIX_PROGRESS}`,
     // Progress belongs to whoever started the import (the administrator, before the matrix).
