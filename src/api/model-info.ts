@@ -31,6 +31,8 @@ export interface ModelInfo {
   create: boolean;
   write: boolean;
   unlink: boolean;
+  /** `_mail_thread`: its saved records have a conversation (the chatter of the messaging module). */
+  mail_thread: boolean;
 }
 
 export async function describeModelInfo(meta: ModelMeta, language: { acceptLanguage?: string | null } = {}): Promise<ModelInfo> {
@@ -54,6 +56,7 @@ export async function describeModelInfo(meta: ModelMeta, language: { acceptLangu
     create: granted(meta, 'create'),
     write: granted(meta, 'write'),
     unlink: granted(meta, 'delete'),
+    mail_thread: meta.cls._mail_thread === true,
   };
 }
 

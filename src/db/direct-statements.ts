@@ -71,15 +71,16 @@ async function counted<R>(
   client: PostgresPoolClient, counter: StatementCounter, text: string, values: readonly unknown[], checkout?: PostgresPoolClient, alone = false,
 ): Promise<QueryResult<R>> {
   let result;
+  const started = performance.now();
   try {
     result = await (alone && runsAlone(client) ? client.queryAlone<R>(text, values) : client.query<R>(text, values as unknown[]));
   } catch (error) {
-    counter.record(text);
+    counter.record(text, values, performance.now() - started);
     throw connectionFailure(error) ?? error;
   } finally {
     checkout?.release();
   }
-  counter.record(text); // a listener that throws fails the statement (query budgets)
+  counter.record(text, values, performance.now() - started); // a listener that throws fails the statement (query budgets)
   return kyselyResult<R>(result as { command: string; rowCount: number | null; rows: R[] });
 }
 

@@ -7,7 +7,13 @@
 import type { SqlExecutor } from './sql-executor.js';
 
 /** Called once for every SQL statement a database executes (used by query-budget tests). */
-export type StatementListener = (sql: string) => void;
+/** What a statement listener learns besides the text: its parameters and its round trip (ms). */
+export interface StatementDetail {
+  readonly parameters: readonly unknown[];
+  readonly durationMs?: number;
+}
+
+export type StatementListener = (sql: string, detail?: StatementDetail) => void;
 
 /** Called with the name of a database that no longer exists (dropped here, or found gone). */
 export type DatabaseGoneListener = (name: string) => void;

@@ -20,18 +20,18 @@ export class StatementCounter {
    * throws makes the statement's promise reject (useful for a query budget that fails fast).
    */
   readonly logger = (event: LogEvent): void => {
-    this.record(event.query.sql);
+    this.record(event.query.sql, event.query.parameters, event.queryDurationMillis);
   };
 
-  record(sql: string): void {
+  record(sql: string, parameters: readonly unknown[] = [], durationMs?: number): void {
     this.#count++;
-    for (const listener of this.#listeners) listener(sql);
+    for (const listener of this.#listeners) listener(sql, { parameters, durationMs });
   }
 
   /** Subscribes; returns the unsubscribe function (idempotent). */
   on(listener: StatementListener): () => void {
     // Wrap so subscribing the same function twice yields two independent subscriptions.
-    const entry: StatementListener = (sql) => listener(sql);
+    const entry: StatementListener = (sql, detail) => listener(sql, detail);
     this.#listeners.add(entry);
     return () => {
       this.#listeners.delete(entry);

@@ -158,7 +158,8 @@ export class Model {
    * every create and write of the model's records from any path (record and queryset methods,
    * the API, bulk, import, data files) calls it with the records' ids — a create with the values
    * each record was given, a write once per distinct set of values. The messaging module makes
-   * assignees followers this way. Overrides call `super._after_change?.(change)`.
+   * assignees followers this way. Overrides call `super._after_change?.(change)`. What it writes
+   * to the changed records themselves is not in the records a create returns (write elsewhere).
    */
   static _after_change?(change: ModelChangeDone): void | Promise<void>;
   /**

@@ -334,7 +334,8 @@ describe('the OpenAPI document of a database with every module installed', () =>
     }
     // No path for a model that is not installed, nor for a method that is not an API method.
     expect(Object.keys(doc.paths).filter((p) => /\/api\/execute\/SaleOrder\//.test(p)).sort())
-      .toEqual(['action_apply_discount', 'action_cancel', 'action_confirm', 'action_print', 'action_update_rate'].map((x) => `/api/execute/SaleOrder/${x}`));
+      .toEqual(['action_apply_discount', 'action_cancel', 'action_confirm', 'action_print', 'action_update_rate', 'message_follow', 'message_post', 'message_unfollow']
+        .map((x) => `/api/execute/SaleOrder/${x}`));
     expect(doc.paths['/api/execute/SaleOrder/calc_name']).toBeUndefined();
     expect(doc.paths['/api/query/SaleOrder'].post.tags).toEqual(['SaleOrder']);
     expect(doc.servers).toHaveLength(1);

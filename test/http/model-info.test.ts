@@ -27,14 +27,16 @@ describe('GET /api/model-info/{model}', () => {
       model: 'ProjectTask',
       label: 'Task',
       order_by: ['sequence ASC', 'deadline ASC', 'id ASC'],
-      api_methods: ['action_close', 'action_reassign'],
+      api_methods: ['action_close', 'action_reassign', 'message_post', 'message_follow', 'message_unfollow'],
       wizards: [{ method: 'action_reassign', title: 'Reassign tasks' }],
       create: true,
       write: true,
       unlink: true,
+      mail_thread: true,
     });
     expect(info.effect_fields).toContain('parent');
-    expect(info.record_methods).toEqual(['action_close', 'action_reassign']);
+    expect(info.record_methods).toEqual(['action_close', 'action_reassign', 'message_post', 'message_follow', 'message_unfollow']);
+    expect((await t.api('GET', '/api/model-info/ProjectStage')).json().mail_thread).toBe(false);
     // A model-level method is an API method but not a record's.
     const users = (await t.api('GET', '/api/model-info/User')).json();
     expect(users.api_methods).toContain('set_my_language');

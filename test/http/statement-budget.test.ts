@@ -181,10 +181,12 @@ describe('statement budget', () => {
       expect(res.statusCode, res.body).toBe(200);
       body = res.json();
     });
-    // BEGIN, INSERT … RETURNING (carrying the credential check), COMMIT: no reload, no recompute UPDATE.
-    expect(counted.count, counted.statements.join('\n')).toBe(3);
+    // BEGIN, INSERT … RETURNING (carrying the credential check), the creator following the task
+    // (one INSERT, messaging's chatter), COMMIT: no reload, no recompute UPDATE.
+    expect(counted.count, counted.statements.join('\n')).toBe(4);
     expect(counted.statements[1]).toMatch(/^INSERT INTO "project_task"/);
     expect(counted.statements[1]).toContain('ff_request_guard(');
+    expect(counted.statements[2]).toMatch(/^INSERT INTO "followers"/);
     expect(body).toEqual({ id: expect.any(Number), name: 'Budget created', display_name: 'Budget created' });
     const [stored] = await t.run(() => ProjectTask.query({ id: body.id }).read(['remaining_hours', 'subtask_count', 'project.task_count']));
     expect(stored).toMatchObject({ remaining_hours: 5, subtask_count: 0, project: { id: projectId, task_count: 1 } });

@@ -99,6 +99,8 @@ interface Endpoint {
   withoutRight?: { status: 400 | 403 | 404; error: 'BadRequest' | 'AccessError' | 'NotFound' } | { status: 200; check: (body: Json) => void };
   /** Control column: as the administrator the request succeeds; checks what it did. */
   control: (res: LightMyRequestResponse) => Promise<void>;
+  /** Where a signed-in person gets another answer than an API key (marking the feed read is a person's act). */
+  sessions?: { underRule: Endpoint['underRule']; withoutRight: NonNullable<Endpoint['withoutRight']> };
   /** The control column's status when not 200 (the socket route answers a plain GET 400 even to the administrator). */
   controlStatus?: number;
 }
@@ -316,6 +318,43 @@ const ENDPOINTS: Endpoint[] = [
     withoutRight: { status: 200, check: (body) => expect(body).toEqual([]) },
     async control(res) {
       expect(res.json()).toEqual([]);
+    },
+  },
+  {
+    // The activity feed (CONTRACTS C5): an API key reads its service account's feed (empty here);
+    // marking read is a person's act, refused to every API key.
+    route: 'GET /api/activity-stream/unread-count', method: 'GET',
+    url: () => '/api/activity-stream/unread-count',
+    underRule: { status: 200, check: (body) => expect(body).toEqual({ count: 0 }) },
+    withoutRight: { status: 200, check: (body) => expect(body).toEqual({ count: 0 }) },
+    async control(res) {
+      expect(res.json()).toEqual({ count: 0 });
+    },
+  },
+  {
+    route: 'POST /api/activity-stream', method: 'POST',
+    url: () => '/api/activity-stream',
+    body: () => ({ limit: 5 }),
+    underRule: { status: 200, check: (body) => expect(body).toEqual([]) },
+    withoutRight: { status: 200, check: (body) => expect(body).toEqual([]) },
+    async control(res) {
+      expect(res.json()).toEqual([]);
+    },
+  },
+  {
+    route: 'POST /api/activity-stream/read', method: 'POST',
+    url: () => '/api/activity-stream/read',
+    body: () => ({ all: true }),
+    underRule: { status: 403, error: 'AccessError' },
+    withoutRight: { status: 403, error: 'AccessError' },
+    // A signed-in person with nothing unread marks nothing.
+    sessions: {
+      underRule: { status: 200, check: (body) => expect(body).toEqual({ updated: 0 }) },
+      withoutRight: { status: 200, check: (body) => expect(body).toEqual({ updated: 0 }) },
+    },
+    controlStatus: 403,
+    async control(res) {
+      expect(res.json()).toMatchObject({ error: 'AccessError', detail: expect.stringContaining('API key') });
     },
   },
   {
@@ -773,12 +812,14 @@ describe.each(CONDITIONS)('$label', (condition) => {
       expect(res.statusCode, `${label}: ${res.body}`).toBe(401);
       expectErrorBody(res, 'AuthenticationError', label);
     } else if (condition.kind === 'no-acl') {
-      const expected = endpoint.withoutRight ?? { status: 403, error: 'AccessError' };
+      const session = condition.label.includes('(signed-in user)') ? endpoint.sessions : undefined;
+      const expected = session?.withoutRight ?? endpoint.withoutRight ?? { status: 403, error: 'AccessError' };
       expect(res.statusCode, `${label}: ${res.body}`).toBe(expected.status);
       if (expected.status === 200) expected.check(res.json());
       else expectErrorBody(res, expected.error, label);
     } else {
-      const expected = endpoint.underRule;
+      const session = condition.label.includes('(signed-in user)') ? endpoint.sessions : undefined;
+      const expected = session?.underRule ?? endpoint.underRule;
       expect(res.statusCode, `${label}: ${res.body}`).toBe(expected.status);
       if (expected.status === 200) expected.check(res.json());
       else expectErrorBody(res, expected.error, label);

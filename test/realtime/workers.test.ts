@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Group } from '../../modules/core/models/group.js';
 import { User } from '../../modules/core/models/user.js';
+import { Contact } from '../../modules/contacts/models/contact.js';
 import { openSession } from '../../src/auth/sessions.js';
 import { runCli } from '../support/cli.js';
 import { adminAccessYaml, writeProbeModule } from '../support/probe-module.js';
@@ -136,6 +137,37 @@ describe('serve --workers 2', () => {
     await sb.close();
     for (const s of [a1, a2]) await s.next((f) => f.data.event === 'presence' && f.data.user_id === b.uid && f.data.online === false);
     await Promise.all([a1, a2, k1, k2].map((s) => s.close()));
+  });
+});
+
+describe('messages across workers (CONTRACTS C5)', () => {
+  it('a message reaches its followers on both workers as `message`, and a viewer who does not follow it as `record_message`', async () => {
+    const people = await Promise.all(['Worker follower', 'Worker viewer'].map((name) => t.run(async () => {
+      const groups = await Group.query({ identifier__in: ['core.group_user', 'project.group_project_user'] }).ids();
+      const user = await User.create({ name, email: `${name.toLowerCase().replace(/\W/g, '')}@example.test`, groups });
+      const contact = (await Contact.query({ user: user.id }).first())!.id;
+      return { uid: user.id, contact, token: (await openSession(user.id, { dbName: t.name, secret: SECRET, sessionHours: 8 })).access_token };
+    })));
+    const [follower, viewer] = people as [typeof people[0], typeof people[0]];
+    const created = await post('/api/create/ProjectTask', { name: 'Across workers', assignee: follower.contact });
+    expect(created.status).toBe(200);
+    const id = ((await created.json()) as { id: number }).id;
+    const [f1, f2] = await onBothWorkers(follower.token);
+    const [v1, v2] = await onBothWorkers(viewer.token);
+    for (const v of [v1, v2]) v.send({ type: 'watch', data: { model: 'ProjectTask', id } });
+    await new Promise((r) => setTimeout(r, 300));
+    const posted = await post('/api/execute/ProjectTask/message_post', { ids: [id], request_body: { inputs: { content: 'Across both' } } });
+    expect(posted.status, await posted.clone().text()).toBe(200);
+    const messageId = ((await posted.json()) as { result: { id: number } }).result.id;
+    for (const s of [f1, f2]) {
+      expect((await s.next((f) => f.type === 'activity_update' && f.data.kind === 'message')).data)
+        .toMatchObject({ kind: 'message', model: 'ProjectTask', document: id, message_id: messageId, body: 'Across both' });
+    }
+    for (const s of [v1, v2]) {
+      expect((await s.next((f) => f.type === 'activity_update' && f.data.kind === 'record_message')).data)
+        .toMatchObject({ kind: 'record_message', document: id, message_id: messageId });
+    }
+    await Promise.all([f1, f2, v1, v2].map((s) => s.close()));
   });
 });
 

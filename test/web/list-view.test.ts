@@ -10,6 +10,8 @@ import { firstName, listHarness, pad, pagerText, recordRows } from './list-harne
 const CITIES = ['Lyon', 'Oslo', 'Rome', 'Lima', 'Kyiv'];
 
 const h = listHarness(async ({ json }) => {
+  // The users' own contacts (messaging gives each user one) are archived: the list holds the 250 made here.
+  await json('PUT', '/api/bulk-update/Contact', { selection: { filter_str: 'Q(user__isnull=False)' }, vals: { active: false } });
   await json('POST', '/api/bulk-create/Contact', Array.from({ length: 250 }, (_, i) => ({
     name: `Person ${pad(i + 1)}`,
     email: `person${pad(i + 1)}@example.com`,

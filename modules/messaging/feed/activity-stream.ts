@@ -10,6 +10,7 @@
 import { QuerySet, currentEnv, withEnv } from 'fieldforge';
 import { contactOfUser } from '../thread/user-contacts.js';
 import { bodyText } from '../notify/notification-payload.js';
+import { sweepAfterCommit } from './retention.js';
 
 export const DEFAULT_FEED_LIMIT = 30;
 export const MAX_FEED_LIMIT = 200;
@@ -51,11 +52,17 @@ export async function feed(query: FeedQuery): Promise<FeedItem[]> {
   const filter: Record<string, unknown> = { contact };
   if (query.unread_only) filter.read = false;
   if (query.before_id !== undefined) filter.message__lt = query.before_id;
-  const page = await rows().filter(filter).order_by('message DESC').limit(query.limit ?? DEFAULT_FEED_LIMIT).read(['message.id', 'read']);
-  if (!page.length) return [];
-  const ids = page.map((r) => (r.message as { id: number }).id);
-  const messages = await withEnv({ su: true }, () => new QuerySet(currentEnv().registry.meta('Message')).filter({ id__in: ids })
-    .read(['model', 'document', 'record_name', 'author.id', 'author.display_name', 'content', 'message_type', 'created_date']));
+  // The page is chosen as the caller (its rows on records it may read, through the feed index);
+  // its rows and messages are then read by id.
+  const pageIds = await rows().filter(filter).order_by('message DESC').limit(query.limit ?? DEFAULT_FEED_LIMIT).ids();
+  if (!pageIds.length) return [];
+  const { page, messages } = await withEnv({ su: true }, async () => {
+    const page = await rows().filter({ id__in: pageIds }).order_by('message DESC').read(['message.id', 'read']);
+    const ids = page.map((r) => (r.message as { id: number }).id);
+    const messages = await new QuerySet(currentEnv().registry.meta('Message')).filter({ id__in: ids })
+      .read(['model', 'document', 'record_name', 'author.id', 'author.display_name', 'content', 'message_type', 'created_date']);
+    return { page, messages };
+  });
   const byId = new Map(messages.map((m) => [m.id as number, m]));
   return page.flatMap((row) => {
     const m = byId.get((row.message as { id: number }).id);
@@ -84,5 +91,7 @@ export async function markRead(scope: ReadScope): Promise<number> {
   else if ('message_id' in scope) filter.message = scope.message_id;
   else if ('model' in scope) Object.assign(filter, { model: scope.model, document: scope.document });
   else return 0;
-  return withEnv({ su: true }, () => rows().with_archived().filter(filter).update({ read: true, read_date: new Date().toISOString() }));
+  const turned = await withEnv({ su: true }, () => rows().with_archived().filter(filter).update({ read: true, read_date: new Date().toISOString() }));
+  if (turned) sweepAfterCommit();
+  return turned;
 }

@@ -17,9 +17,9 @@ export const install = defineInstallHook(async () => {
   const m = (name: string) => sql.id(message.fields.get(name)!.column!);
   const table = sql.table(junction.table);
   for (const statement of [
-    sql`CREATE INDEX IF NOT EXISTS ${sql.id(`${junction.table}_unread`)} ON ${table} (${j('contact')}, ${j('message')} DESC) WHERE NOT ${j('read')}`,
+    sql`CREATE INDEX IF NOT EXISTS ${sql.id(`${junction.table}_unread`)} ON ${table} (${j('contact')}, ${j('message')} DESC) WHERE ${j('read')} IS NOT TRUE`,
     sql`CREATE INDEX IF NOT EXISTS ${sql.id(`${junction.table}_feed`)} ON ${table} (${j('contact')}, ${j('message')} DESC)`,
-    sql`CREATE INDEX IF NOT EXISTS ${sql.id(`${junction.table}_record`)} ON ${table} (${j('contact')}, ${j('model')}, ${j('document')}) WHERE NOT ${j('read')}`,
+    sql`CREATE INDEX IF NOT EXISTS ${sql.id(`${junction.table}_record`)} ON ${table} (${j('contact')}, ${j('model')}, ${j('document')}) WHERE ${j('read')} IS NOT TRUE`,
     sql`CREATE INDEX IF NOT EXISTS ${sql.id(`${junction.table}_read_date`)} ON ${table} (${j('read_date')}) WHERE ${j('read')}`,
     sql`CREATE INDEX IF NOT EXISTS ${sql.id(`${message.table}_thread`)} ON ${sql.table(message.table)} (${m('model')}, ${m('document')}, id DESC)`,
   ]) await statement.execute(work.trx);

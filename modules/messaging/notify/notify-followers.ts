@@ -2,8 +2,8 @@
  * `message.notify_record_followers()` (spec §6.5 rule 1): resolves a message's audience — the
  * record's followers (not for an internal `note`) plus the contacts it @mentions, minus its author
  * — links it into `notified_contacts` and tells it, after commit: each recipient who may still read
- * the record gets the socket frame (and, with `realtime` preference, a Web Push); viewers of the
- * record who were not told get `record_message`. Resolving and linking is one statement whatever
+ * the record gets the feed row, and with the `realtime` preference the socket frame and a Web Push
+ * too; viewers of the record who got no frame get `record_message`. Resolving and linking is one statement whatever
  * the audience; the statements after it grow with the distinct access profiles, not the people.
  * A second call links nothing new and pushes again (spec: "a second call re-pushes a duplicate").
  */
@@ -34,8 +34,10 @@ export async function notifyRecordFollowers(message: Model): Promise<void> {
     const readable = await readableBy(m.model, m.document, people.map((r) => r.uid));
     const told = people.filter((r) => readable.has(r.uid));
     const payload = await notificationPayload(message);
-    send_activity_updates(told.map((r) => r.uid), { ...payload });
-    send_record_viewers(m.model, m.document, { ...payload, kind: 'record_message' }, told.map((r) => r.uid));
+    // `inbox` people read it in the feed: no frame, no toast, no push (CONTRACTS C5).
+    const live = told.filter((r) => (r.preference ?? 'realtime') === 'realtime').map((r) => r.uid);
+    send_activity_updates(live, { ...payload });
+    send_record_viewers(m.model, m.document, { ...payload, kind: 'record_message' }, live);
   });
 }
 

@@ -1,24 +1,31 @@
 /**
  * Who comes to follow a `_mail_thread` record (spec §6.5 rule 4, C5 precision 1): its creator, and
  * whoever a `_follow_fields` field assigns it to — on every write path, as the ORM calls
- * `_after_change` on each. The assigned people are read back from the rows just written (one
- * statement), mapped to contacts (one more for fields to `User`), and followed in one statement.
+ * `_after_change` on each. One statement whatever the number of records: the people come from the
+ * values as written (a ManyToOne the write accepted holds a valid id), a `User` mapped to its
+ * contact inside the statement; only values given in another form (rare) are read back first.
  */
-import { QuerySet, currentEnv, withEnv, type ModelChangeDone } from 'fieldforge';
+import { QuerySet, currentEnv, sql, withEnv, type ModelChangeDone } from 'fieldforge';
 import type { ModelMeta } from '../../../src/orm/model-meta.js';
 import { ManyToOneField } from '../../../src/orm/fields/relational-fields.js';
-import { addFollowers, type FollowPair } from './follow.js';
-import { callerContact } from './user-contacts.js';
+
+interface Assigned {
+  documents: number[];
+  contacts: number[];
+  users: number[];
+}
 
 export async function followOnChange(meta: ModelMeta, change: ModelChangeDone): Promise<void> {
   const fieldNames = followFields(meta);
-  const written = change.op === 'create' ? fieldNames : fieldNames.filter((f) => f in change.vals);
-  const creator = change.op === 'create' ? await callerContact() : null;
-  if (!written.length && creator === null) return;
+  const { uid } = currentEnv();
+  const creator = change.op === 'create' ? uid : null;
+  const given = change.op === 'create'
+    ? fieldNames.filter((f) => change.vals.some((v) => v[f] !== undefined && v[f] !== null))
+    : fieldNames.filter((f) => f in change.vals && change.vals[f] !== null);
+  if (!given.length && creator === null) return;
   await withEnv({ su: true }, async () => {
-    const pairs: FollowPair[] = creator === null ? [] : change.ids.map((document) => ({ document, contact: creator }));
-    if (written.length) pairs.push(...(await assignedPairs(meta, change.ids, written)));
-    await addFollowers(meta.name, pairs);
+    const assigned = await assignedPeople(meta, change, given);
+    await follow(meta.name, change.ids, creator, assigned);
   });
 }
 
@@ -34,28 +41,46 @@ export function followFields(meta: ModelMeta): string[] {
   return names;
 }
 
-async function assignedPairs(meta: ModelMeta, ids: readonly number[], names: readonly string[]): Promise<FollowPair[]> {
-  const rows = await new QuerySet(meta).with_archived().filter({ id__in: [...ids] }).read(names.map((n) => `${n}.id`));
-  const contacts: FollowPair[] = [];
-  const users: { document: number; user: number }[] = [];
-  for (const row of rows) {
+/** Each record's assigned person per field, from the values written (read back when not plain ids). */
+async function assignedPeople(meta: ModelMeta, change: ModelChangeDone, names: readonly string[]): Promise<Assigned> {
+  const out: Assigned = { documents: [], contacts: [], users: [] };
+  if (!names.length) return out;
+  const valueOf = (i: number, name: string): unknown => (change.op === 'create' ? change.vals[i]![name] : change.vals[name]);
+  const plain = change.ids.every((_, i) => names.every((n) => { const v = valueOf(i, n); return v === undefined || v === null || Number.isSafeInteger(v); }));
+  const rows = plain
+    ? change.ids.map((id, i) => ({ id, ...Object.fromEntries(names.map((n) => [n, valueOf(i, n) ?? null])) }))
+    : (await new QuerySet(meta).with_archived().filter({ id__in: [...change.ids] }).read(names.map((n) => `${n}.id`)))
+      .map((r) => ({ id: r.id as number, ...Object.fromEntries(names.map((n) => [n, (r[n] as { id: number } | null)?.id ?? null])) }));
+  for (const row of rows as Record<string, unknown>[]) {
     for (const name of names) {
-      const value = (row[name] as { id: number } | null)?.id;
-      if (!value) continue;
-      if ((meta.fields.get(name) as ManyToOneField).targetName === 'Contact') contacts.push({ document: row.id as number, contact: value });
-      else users.push({ document: row.id as number, user: value });
+      const value = row[name];
+      if (typeof value !== 'number') continue;
+      const toContact = (meta.fields.get(name) as ManyToOneField).targetName === 'Contact';
+      out.documents.push(row.id as number);
+      out.contacts.push(toContact ? value : 0);
+      out.users.push(toContact ? 0 : value);
     }
   }
-  if (users.length) {
-    const { registry } = currentEnv();
-    const found = await new QuerySet(registry.meta('Contact')).with_archived()
-      .filter({ user__in: [...new Set(users.map((u) => u.user))] }).order_by('id DESC').read(['user']);
-    // A user's contact is its first (lowest id): later rows are overwritten by earlier ones.
-    const byUser = new Map(found.map((c) => [(c.user as { id: number }).id, c.id as number]));
-    for (const u of users) {
-      const contact = byUser.get(u.user);
-      if (contact) contacts.push({ document: u.document, contact });
-    }
-  }
-  return contacts;
+  return out;
+}
+
+/** One INSERT: the creator's contact on every record, and each assigned contact (or user's contact). */
+async function follow(model: string, ids: readonly number[], creator: number | null, a: Assigned): Promise<void> {
+  const { registry, work, uid } = currentEnv();
+  const followers = registry.meta('Followers');
+  const contact = registry.meta('Contact');
+  const f = (name: string) => sql.id(followers.fields.get(name)!.column!);
+  const userColumn = sql.id(contact.fields.get('user')!.column!);
+  const contactOf = (user: ReturnType<typeof sql.ref>) => sql`(SELECT c.id FROM ${sql.table(contact.table)} c WHERE c.${userColumn} = ${user} ORDER BY c.id LIMIT 1)`;
+  const now = new Date().toISOString();
+  await sql`INSERT INTO ${sql.table(followers.table)}
+      (${f('model')}, ${f('document')}, ${f('contact')}, ${f('created_date')}, ${f('created_by')}, ${f('updated_date')}, ${f('updated_by')})
+    SELECT DISTINCT ${model}::varchar, p.document, p.contact, ${now}::timestamptz, ${uid}::int, ${now}::timestamptz, ${uid}::int FROM (
+      SELECT d AS document, ${creator === null ? sql`NULL::int` : contactOf(sql.ref('creator.uid'))} AS contact
+        FROM unnest(${creator === null ? [] : [...ids]}::int[]) AS d, (SELECT ${creator}::int AS uid) AS creator
+      UNION ALL
+      SELECT a.document, CASE WHEN a.contact > 0 THEN a.contact ELSE ${contactOf(sql.ref('a.user'))} END
+        FROM unnest(${a.documents}::int[], ${a.contacts}::int[], ${a.users}::int[]) AS a(document, contact, "user")
+    ) p WHERE p.contact IS NOT NULL
+    ON CONFLICT (${f('model')}, ${f('document')}, ${f('contact')}) DO NOTHING`.execute(work.trx);
 }

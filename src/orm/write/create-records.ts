@@ -205,7 +205,7 @@ async function create(
   // The inserted rows are the records as stored, unless something written since may have changed them.
   // Reloaded as the platform, like the INSERT's RETURNING: a create returns every record it made,
   // even one a read rule keeps from its creator (a bulk create answers one entry per item).
-  const stale = setterRuns || writtenRelations.size > 0 || Boolean(after) || ids.some((id) => changed.get(meta)?.has(id));
+  const stale = setterRuns || writtenRelations.size > 0 || ids.some((id) => changed.get(meta)?.has(id));
   return stale ? withEnv({ su: true }, () => RecordBatch.load(meta, ids)) : RecordBatch.fromRows(meta, inserted);
 }
 
