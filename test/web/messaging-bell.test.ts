@@ -142,10 +142,10 @@ describe('the bell', () => {
     await g.close();
   });
 
-  it('fits a 360 px screen: the panel within the screen, nothing scrolls sideways', async () => {
+  it('fits a 360 px screen in the dark theme: the panel within the screen, nothing scrolls sideways', async () => {
     const task = await taskFollowedBy(w.bob, 'A task with a rather long name that has to wrap on a narrow phone screen', [w.admin]);
     await post(w.bob, task, { content: 'A long message body that should wrap nicely rather than push the page sideways on a small phone screen.' });
-    const g = await livePage(w, w.admin, '', { width: 360 });
+    const g = await livePage(w, w.admin, '', { width: 360, dark: true });
     const { page } = g;
     await bellButton(page).click();
     const dialog = panel(page);

@@ -186,10 +186,10 @@ describe('the chatter', () => {
     await g.close();
   });
 
-  it('fits a 360 px screen with the chatter under the form', async () => {
+  it('fits a 360 px screen with the chatter under the form, in the dark theme too', async () => {
     const task = await taskFollowedBy(w.bob, 'Narrow task');
     await post(w.bob, task, { content: '<p>A fairly long message that must wrap within the narrow screen rather than widen the page: averyveryverylongwordwithoutanybreakopportunityatall.</p>' });
-    const g = await livePage(w, w.admin, formOf(task), { label: 'Name', width: 360 });
+    const g = await livePage(w, w.admin, formOf(task), { label: 'Name', width: 360, dark: true });
     await articles(g.page).first().waitFor();
     const box = (await chatter(g.page).boundingBox())!;
     expect(box.x + box.width).toBeLessThanOrEqual(360);

@@ -109,11 +109,14 @@ export interface LivePage extends GuardedPage {
   sent: Record<string, any>[];
 }
 
-/** A signed-in page on `/web#hash` whose socket said hello (and, with `label`, once that field shows). */
-export async function livePage(w: MessagingWorld, who: Person, hash: string, options: { width?: number; label?: string } = {}): Promise<LivePage> {
+/** A signed-in page on `/web#hash` whose socket said hello (and, with `label`, once that field shows); `dark`: the dark theme. */
+export async function livePage(w: MessagingWorld, who: Person, hash: string, options: { width?: number; label?: string; dark?: boolean } = {}): Promise<LivePage> {
   const g = await guardedPage(w.browser, w.served.baseUrl, {
     db: w.t.name,
-    context: options.width ? { viewport: { width: options.width, height: 760 } } : undefined,
+    context: {
+      ...(options.width ? { viewport: { width: options.width, height: 760 } } : {}),
+      ...(options.dark ? { colorScheme: 'dark' as const } : {}),
+    },
   });
   await signInContext(w.t, w.served, g.context, who.email, who.password);
   const received: Record<string, any>[] = [];
