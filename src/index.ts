@@ -6,6 +6,7 @@ export { fields } from './orm/fields/index.js';
 export { extendModel } from './orm/model-extension.js';
 export { defineModelTrait, type ModelTrait } from './orm/model-trait.js';
 export { defineInstallHook, type InstallHook } from './modules/install-hook.js';
+export { defineRecurringJob, type RecurringJob } from './orm/recurring-job.js';
 export { QuerySet } from './orm/queryset.js';
 export { modelOf } from './orm/model-lookup.js';
 export { currentEnv, withEnv, type Env } from './orm/env.js';

@@ -63,6 +63,7 @@ export async function serve(settings: Settings, options: ServeOptions): Promise<
   process.once('SIGINT', close);
   process.once('SIGTERM', close);
   await app.listen({ port: options.port, host: options.host });
+  platform.recurringJobs.start();
   console.log(`FieldForge serving on http://${options.host}:${options.port} (${platform.engine.kind})`);
   // One line per server, not per worker.
   if (!cluster.isWorker || cluster.worker?.id === 1) console.log(`Open ${browserUrl(options.host, options.port)}/web in a browser to sign in.`);

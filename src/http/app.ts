@@ -27,6 +27,7 @@ import { registerModelApi } from './routes/model-api.js';
 import { registerModuleRoutes } from './routes/modules.js';
 import { registerPresenceRoutes } from './routes/presence.js';
 import { registerActivityStreamRoutes } from './routes/activity-stream.js';
+import { registerPushRoutes } from './routes/push.js';
 import { registerRealtimeSocketRoute } from './routes/realtime-socket.js';
 import { registerReportRoutes } from './routes/reports.js';
 import { registerResequenceRoutes } from './routes/resequence.js';
@@ -142,6 +143,7 @@ export async function buildApp(platform: Platform, options: AppOptions = {}): Pr
   registerRealtimeSocketRoute(app, hub);
   registerPresenceRoutes(app, platform.bus.presence);
   registerActivityStreamRoutes(app);
+  registerPushRoutes(app);
   app.get('/health', async () => ({ status: 'ok' }));
   return app;
 }

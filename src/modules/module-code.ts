@@ -9,6 +9,7 @@ import { ModuleError } from '../errors.js';
 import { Model, type ModelClass } from '../orm/model.js';
 import { isModelExtension, type ModelExtension } from '../orm/model-extension.js';
 import { isModelTrait, type ModelTrait } from '../orm/model-trait.js';
+import { isRecurringJob, type RecurringJob } from '../orm/recurring-job.js';
 import type { ModuleCode } from '../orm/registry.js';
 import { isInstallHook, type InstallHook } from './install-hook.js';
 import type { ModuleDescriptor } from './module-catalog.js';
@@ -35,7 +36,7 @@ async function importModuleCode(mod: ModuleDescriptor): Promise<LoadedModuleCode
   const id = mod.manifest.identifier;
   // `index.js` where the module is compiled (built-in modules in `dist/`, or an add-on shipped built).
   const index = await firstExisting([join(mod.dir, 'models', 'index.ts'), join(mod.dir, 'models', 'index.js')]);
-  if (!index) return { id, dir: mod.dir, declarations: [], extensions: [], traits: [], installHooks: [] };
+  if (!index) return { id, dir: mod.dir, declarations: [], extensions: [], traits: [], recurringJobs: [], installHooks: [] };
   let exports: Record<string, unknown>;
   try {
     // The loader decides how module files load (ESM, and `fieldforge` is this platform), not the
@@ -48,13 +49,15 @@ async function importModuleCode(mod: ModuleDescriptor): Promise<LoadedModuleCode
   const extensions: ModelExtension[] = [];
   const traits: ModelTrait[] = [];
   const installHooks: InstallHook[] = [];
+  const recurringJobs: RecurringJob[] = [];
   for (const value of Object.values(exports)) {
     if (typeof value === 'function' && value.prototype instanceof Model) declarations.push(value as ModelClass);
     else if (isModelExtension(value)) extensions.push(value);
     else if (isModelTrait(value)) traits.push(value);
     else if (isInstallHook(value)) installHooks.push(value);
+    else if (isRecurringJob(value)) recurringJobs.push(value);
   }
-  return { id, dir: mod.dir, declarations, extensions, traits, installHooks };
+  return { id, dir: mod.dir, declarations, extensions, traits, recurringJobs, installHooks };
 }
 
 async function firstExisting(files: string[]): Promise<string | null> {

@@ -12,6 +12,7 @@ import { AUDIT_FIELDS, genericFields } from './generic-fields.js';
 import { Model, type ModelClass, type UniqueWhen } from './model.js';
 import type { ModelExtension } from './model-extension.js';
 import type { ModelTrait } from './model-trait.js';
+import type { RecurringJob } from './recurring-job.js';
 import type { ModelMeta } from './model-meta.js';
 import { defineRecordAccessors } from './record-accessors.js';
 import { buildRecomputeTriggers, type RecomputeTrigger } from './recompute-triggers.js';
@@ -27,6 +28,8 @@ export interface ModuleCode {
   readonly extensions: readonly ModelExtension[];
   /** Behaviours it gives every model that asks for them (`model-trait.ts`); none when absent. */
   readonly traits?: readonly ModelTrait[];
+  /** Work done again and again in the databases that have the module (`recurring-job.ts`). */
+  readonly recurringJobs?: readonly RecurringJob[];
 }
 
 /** A named database constraint, for turning a violation into a precise `ValidationError`. */
@@ -49,6 +52,8 @@ export class Registry {
 
   /** Module identifier → directory, for the modules loaded from disk. */
   readonly moduleDirs: ReadonlyMap<string, string>;
+  /** The recurring jobs of the installed modules (`recurring-job.ts`). */
+  recurringJobs: readonly RecurringJob[] = [];
 
   private constructor(readonly modules: readonly string[], dirs: ReadonlyMap<string, string>) {
     this.moduleDirs = dirs;
@@ -68,6 +73,7 @@ export class Registry {
   static build(modules: readonly ModuleCode[]): Registry {
     const dirs = new Map(modules.filter((m) => m.dir).map((m) => [m.id, m.dir!]));
     const registry = new Registry(modules.map((m) => m.id), dirs);
+    registry.recurringJobs = modules.flatMap((m) => m.recurringJobs ?? []);
     const entries = collectEntries(modules);
     const traits = modules.flatMap((m) => m.traits ?? []);
     const hasUser = entries.has('User');

@@ -23,6 +23,7 @@ import type { Bus } from '../realtime/bus.js';
 import { InProcessBus } from '../realtime/in-process-bus.js';
 import { recordChangeFeed } from '../realtime/record-changed.js';
 import type { RecordChangeFeed } from '../orm/record-changes.js';
+import { RecurringJobs } from './recurring-jobs.js';
 
 interface CachedRegistry {
   version: number;
@@ -54,6 +55,8 @@ export class Platform {
   readonly pdf = new PdfEngine();
   /** Where units of work report the records they change (record-changed pings over the bus). */
   readonly changeFeed: RecordChangeFeed;
+  /** The modules' recurring jobs, run by a serving worker once started (`recurring-jobs.ts`). */
+  readonly recurringJobs = new RecurringJobs(this);
 
   constructor(
     readonly engine: Engine,
@@ -150,7 +153,13 @@ export class Platform {
     this.registries.delete(name);
   }
 
+  /** The databases this platform holds a registry of (those its requests have opened). */
+  openDatabases(): string[] {
+    return [...this.registries.keys()];
+  }
+
   async close(): Promise<void> {
+    this.recurringJobs.stop();
     await this.pdf.close();
     await this.bus.close();
     await this.engine.close();

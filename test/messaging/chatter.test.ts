@@ -131,6 +131,24 @@ describe('message_post and the feed', () => {
     expect(await unread(bob)).toBe(before);
   });
 
+  it('the feed is newest first and pages with before_id; unread_only keeps the unread', async () => {
+    const id = await task({ assignee: cid.contact }, ann);
+    const posted: number[] = [];
+    for (const content of ['p1', 'p2', 'p3', 'p4', 'p5']) posted.push((await ok(await post(id, { content }, ann))).result.id);
+    const first = await ok(await t.api('POST', '/api/activity-stream', { limit: 2 }, as(cid)));
+    expect(first.map((i: { message_id: number }) => i.message_id)).toEqual([posted[4], posted[3]]);
+    const next = await ok(await t.api('POST', '/api/activity-stream', { limit: 2, before_id: first[1].message_id }, as(cid)));
+    expect(next.map((i: { message_id: number }) => i.message_id)).toEqual([posted[2], posted[1]]);
+    await ok(await t.api('POST', '/api/activity-stream/read', { message_id: posted[4] }, as(cid)));
+    const unreadOnly = await ok(await t.api('POST', '/api/activity-stream', { limit: 2, unread_only: true }, as(cid)));
+    expect(unreadOnly.map((i: { message_id: number }) => i.message_id)).toEqual([posted[3], posted[2]]);
+    const both = await ok(await t.api('POST', '/api/activity-stream', { limit: 1 }, as(cid)));
+    expect(both[0]).toMatchObject({ message_id: posted[4], read: true });
+    const bad = await t.api('POST', '/api/activity-stream', { limit: 0 }, as(cid));
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toMatchObject({ error: 'BadRequest', field: 'limit' });
+  });
+
   it('a note notifies only the contacts it mentions', async () => {
     const id = await task({ assignee: bob.contact }, ann);
     const [b, c] = [await unread(bob), await unread(cid)];

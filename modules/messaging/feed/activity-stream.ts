@@ -54,10 +54,10 @@ export async function feed(query: FeedQuery): Promise<FeedItem[]> {
   if (query.before_id !== undefined) filter.message__lt = query.before_id;
   // The page is chosen as the caller (its rows on records it may read, through the feed index);
   // its rows and messages are then read by id.
-  const pageIds = await rows().filter(filter).order_by('message DESC').limit(query.limit ?? DEFAULT_FEED_LIMIT).ids();
+  const pageIds = await rows().filter(filter).order_by('message__id DESC').limit(query.limit ?? DEFAULT_FEED_LIMIT).ids();
   if (!pageIds.length) return [];
   const { page, messages } = await withEnv({ su: true }, async () => {
-    const page = await rows().filter({ id__in: pageIds }).order_by('message DESC').read(['message.id', 'read']);
+    const page = await rows().filter({ id__in: pageIds }).order_by('message__id DESC').read(['message.id', 'read']);
     const ids = page.map((r) => (r.message as { id: number }).id);
     const messages = await new QuerySet(currentEnv().registry.meta('Message')).filter({ id__in: ids })
       .read(['model', 'document', 'record_name', 'author.id', 'author.display_name', 'content', 'message_type', 'created_date']);

@@ -1,4 +1,6 @@
-import { currentEnv, defineInstallHook, sql } from 'fieldforge';
+import { currentEnv, defineInstallHook, defineRecurringJob, sql } from 'fieldforge';
+import { ensureVapidKeys } from '../push/vapid-keys.js';
+import { drainDue } from '../push/outbox.js';
 import { ensureUserContacts } from '../thread/user-contacts.js';
 
 /**
@@ -6,10 +8,11 @@ import { ensureUserContacts } from '../thread/user-contacts.js';
  * the indexes the feed's queries need exist — partial and multi-column, which field declarations
  * do not express. With a million notified rows, the unread count reads only the caller's unread
  * rows (`…_unread`), the feed one page of the caller's rows (`…_feed`), and the retention sweep
- * only read rows (`…_read_date`).
+ * only read rows (`…_read_date`). The database's Web Push key is generated the first time.
  */
 export const install = defineInstallHook(async () => {
   await ensureUserContacts();
+  await ensureVapidKeys();
   const { registry, work } = currentEnv();
   const junction = registry.meta('FkMessageNotifiedContact');
   const message = registry.meta('Message');
@@ -24,3 +27,6 @@ export const install = defineInstallHook(async () => {
     sql`CREATE INDEX IF NOT EXISTS ${sql.id(`${message.table}_thread`)} ON ${sql.table(message.table)} (${m('model')}, ${m('document')}, id DESC)`,
   ]) await statement.execute(work.trx);
 });
+
+/** Sends the Web Push rows a crash left behind, and the retries that are due (`push/outbox.ts`). */
+export const drainPushOutbox = defineRecurringJob('messaging.push_outbox', 15_000, drainDue);

@@ -11,6 +11,7 @@ import { currentEnv, send_activity_updates, send_record_viewers, sql, withEnv, t
 import type { ManyToManyField } from '../../../src/orm/fields/relational-fields.js';
 import { notificationPayload } from './notification-payload.js';
 import { readableBy } from './readable-recipients.js';
+import { queuePushes } from '../push/outbox.js';
 
 interface Recipient {
   contact: number;
@@ -37,6 +38,7 @@ export async function notifyRecordFollowers(message: Model): Promise<void> {
     // `inbox` people read it in the feed: no frame, no toast, no push (CONTRACTS C5).
     const live = told.filter((r) => (r.preference ?? 'realtime') === 'realtime').map((r) => r.uid);
     send_activity_updates(live, { ...payload });
+    await queuePushes(live, { ...payload });
     send_record_viewers(m.model, m.document, { ...payload, kind: 'record_message' }, live);
   });
 }
