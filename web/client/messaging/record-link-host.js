@@ -19,7 +19,9 @@ export function RecordLinkHost({ route, menuActions }) {
     actionOfModel(model, menuActions).then(
       (action) => {
         if (!live) return;
-        if (action) writeRoute({ action, view: 'form', id: /^\d+$/.test(id ?? '') ? id : undefined }, { replace: true });
+        // No usable id: the model's list rather than a new record's form.
+        const record = /^\d+$/.test(id ?? '') ? id : undefined;
+        if (action) writeRoute({ action, view: record ? 'form' : 'list', id: record }, { replace: true });
         else setProblem('No screen of yours opens this kind of record.');
       },
       (err) => { if (live) setProblem(err instanceof Error ? err.message : String(err)); },
