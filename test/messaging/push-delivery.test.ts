@@ -105,8 +105,12 @@ describe('the key and subscribing', () => {
     expect(off.json()).toEqual({ unsubscribed: 1 });
   });
 
-  it('a public https endpoint passes the guard', async () => {
+  it('a public https endpoint passes the guard; private ones, IPv4-mapped ones included, do not', async () => {
     await expect(assertPushEndpoint('https://93.184.215.14/push/abc')).resolves.toBeInstanceOf(URL);
+    await expect(assertPushEndpoint('https://[2606:2800:21f:cb07:6820:80da:af6b:8b2c]/push')).resolves.toBeInstanceOf(URL);
+    for (const endpoint of ['https://[::ffff:10.0.0.1]/x', 'https://[::ffff:127.0.0.1]/x', 'https://[fd00::1]/x', 'https://[fe80::1]/x', 'https://100.64.0.1/x']) {
+      await expect(assertPushEndpoint(endpoint), endpoint).rejects.toMatchObject({ field: 'subscription' });
+    }
   });
 });
 

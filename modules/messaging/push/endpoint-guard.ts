@@ -18,7 +18,7 @@ for (const [net, prefix] of [
   ['224.0.0.0', 4], ['240.0.0.0', 4],
 ] as const) PRIVATE.addSubnet(net, prefix, 'ipv4');
 for (const [net, prefix] of [
-  ['::', 128], ['::1', 128], ['::ffff:0:0', 96], ['64:ff9b::', 96], ['100::', 64], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
+  ['::', 128], ['::1', 128], ['64:ff9b::', 96], ['100::', 64], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
 ] as const) PRIVATE.addSubnet(net, prefix, 'ipv6');
 
 export function allowedPushOrigins(env: NodeJS.ProcessEnv = process.env): Set<string> {
@@ -32,8 +32,11 @@ export function allowedPushOrigins(env: NodeJS.ProcessEnv = process.env): Set<st
 }
 
 function isPrivate(address: string): boolean {
-  const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
-  return PRIVATE.check(address, family);
+  // An IPv4-mapped IPv6 address (`::ffff:10.0.0.1`) is its IPv4 address. (A `::ffff:0:0/96` rule
+  // cannot say it: BlockList matches every IPv4 address against IPv6 rules as mapped ones.)
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
+  if (mapped) return PRIVATE.check(mapped, 'ipv4');
+  return PRIVATE.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4');
 }
 
 /** Throws `BadRequest` (field `subscription`) unless `endpoint` may receive pushes. */
