@@ -86,8 +86,8 @@ describe('fieldforge CLI', () => {
   it('-db NAME --init installs a module', async () => {
     const run = await cli(['-db', NAME, '--init', 'project']);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toContain('installed [project]');
-    expect(await moduleStates()).toEqual({ core: 'installed', contacts: 'installed', project: 'installed' });
+    expect(run.stdout).toContain('installed [messaging, project]');
+    expect(await moduleStates()).toEqual({ core: 'installed', contacts: 'installed', messaging: 'installed', project: 'installed' });
     const db = await platform.database(NAME);
     const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM project_stage WHERE identifier LIKE 'project.%'`.execute(db.executor);
     expect(rows[0]!.n).toBe(5);
@@ -155,7 +155,7 @@ describe('fieldforge CLI', () => {
     expect(cloned.code, cloned.stderr).toBe(0);
     const copy = await platform.database(CLONE);
     const { rows } = await sql<{ identifier: string }>`SELECT identifier FROM module ORDER BY identifier`.execute(copy.executor);
-    expect(rows.map((r) => r.identifier)).toEqual(['contacts', 'core', 'project']);
+    expect(rows.map((r) => r.identifier)).toEqual(['contacts', 'core', 'messaging', 'project']);
     await engine.closeDatabase(CLONE);
     const drops = await Promise.all([cli(['db', 'drop', NAME]), cli(['db', 'drop', CLONE])]);
     for (const run of drops) expect(run.code, run.stderr).toBe(0);

@@ -38,11 +38,13 @@ describe('Settings > Modules, a module with dependencies', () => {
     expect(await contacts.getByRole('button', { name: 'Install Contacts' }).count()).toBe(1);
 
     await sales.getByRole('button', { name: 'Install Sales' }).click();
-    await page.getByRole('status').filter({ hasText: 'Sales is marked for installation (with contacts)' }).waitFor();
+    // Sales needs Contacts and Discuss (messaging): both come along.
+    await page.getByRole('status').filter({ hasText: 'Sales is marked for installation (with contacts, messaging)' }).waitFor();
     await expect.poll(() => contacts.textContent()).toContain('To install at restart (needed by Sales)');
     expect(await contacts.getByRole('button').count()).toBe(0);
-    expect(await page.locator('.ff-settings-pending').innerText()).toContain('Sales (install, with Contacts)');
+    expect(await page.locator('.ff-settings-pending').innerText()).toContain('Sales (install, with Contacts, Discuss)');
     expect(await entry('contacts')).toMatchObject({ state: 'uninstalled', pending: null, needed_by: ['sales'] });
+    expect(await entry('messaging')).toMatchObject({ state: 'uninstalled', pending: null, needed_by: ['sales'] });
     expect(await entry('sales')).toMatchObject({ pending: 'install', needed_by: [] });
 
     await sales.getByRole('button', { name: 'Cancel installation of Sales' }).click();
