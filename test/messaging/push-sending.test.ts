@@ -14,6 +14,7 @@ import { assertPushEndpoint, pushTarget } from '../../modules/messaging/push/end
 import { MAX_PAYLOAD_BYTES, postPinned, sendPush, type StoredSubscription } from '../../modules/messaging/push/send-push.js';
 import { VAPID_LIFETIME_S, vapidAuthorization } from '../../modules/messaging/push/vapid-header.js';
 import type { VapidKeys } from '../../modules/messaging/push/vapid-keys.js';
+import { readSettings } from '../../src/config/settings.js';
 import { PushEndpoint, type TestSubscription } from '../support/push-endpoint.js';
 
 let push: PushEndpoint;
@@ -103,6 +104,11 @@ describe('the guard and the connection', () => {
     }
     process.env.FF_PUSH_ALLOWED_ORIGINS = 'not an origin';
     await expect(assertPushEndpoint('https://93.184.215.14/push')).rejects.toThrow(/FF_PUSH_ALLOWED_ORIGINS/);
+    // `fieldforge serve` refuses a malformed list at start-up rather than at the first subscribe.
+    expect(readSettings({ FF_PUSH_ALLOWED_ORIGINS: 'http://localhost:9555/x, https://Push.Example.com:443' }).pushAllowedOrigins)
+      .toEqual(['http://localhost:9555', 'https://push.example.com']);
+    expect(() => readSettings({ FF_PUSH_ALLOWED_ORIGINS: 'ftp://push.example.com' })).toThrow(/FF_PUSH_ALLOWED_ORIGINS/);
+    expect(readSettings({}).pushAllowedOrigins).toEqual([]);
   });
 
   it('an endpoint allowed at subscribe time and no longer allowed is refused before its push is sent', async () => {

@@ -12,6 +12,7 @@ import type { LookupAddress } from 'node:dns';
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 import { BadRequest } from 'fieldforge';
+import { pushAllowedOrigins } from '../../../src/config/settings.js';
 
 /** Addresses a push may never reach: loopback, private, link-local, CGNAT, multicast, reserved, and their IPv6 forms. */
 const PRIVATE = new BlockList();
@@ -24,14 +25,9 @@ for (const [net, prefix] of [
   ['::', 128], ['::1', 128], ['64:ff9b::', 96], ['100::', 64], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
 ] as const) PRIVATE.addSubnet(net, prefix, 'ipv6');
 
+/** The origins `FF_PUSH_ALLOWED_ORIGINS` lists, read at each check (a test sets it while running). */
 export function allowedPushOrigins(env: NodeJS.ProcessEnv = process.env): Set<string> {
-  return new Set((env.FF_PUSH_ALLOWED_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean).map((o) => {
-    try {
-      return new URL(o).origin;
-    } catch {
-      throw new Error(`FF_PUSH_ALLOWED_ORIGINS: '${o}' is not an origin such as https://push.example.com or http://127.0.0.1:9555`);
-    }
-  }));
+  return pushAllowedOrigins(env.FF_PUSH_ALLOWED_ORIGINS);
 }
 
 function isPrivate(address: string): boolean {
