@@ -2,8 +2,9 @@
  * The Web Push outbox against a real local push service (issue 27 item 5), beyond
  * push-delivery.test.ts: a slow push service never delays the message's unit of work (the drain
  * runs after commit, not awaited); a 403 removes the subscription only when it was made with
- * another key than the database's, and keeps (retries) one made with the database's own key;
- * `queuePushes` is one statement whatever the number of users and subscriptions.
+ * another key than the database's, and keeps (retries) one made with the database's own key; an
+ * audience over one drain batch is all sent after commit; `queuePushes` is one statement whatever
+ * the number of users and subscriptions.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import webpush from 'web-push';
@@ -15,7 +16,7 @@ import { Message } from '../../modules/messaging/models/message.js';
 import { PushOutbox } from '../../modules/messaging/models/push_outbox.js';
 import { PushSubscription } from '../../modules/messaging/models/push_subscription.js';
 import { addFollowers } from '../../modules/messaging/thread/follow.js';
-import { queuePushes } from '../../modules/messaging/push/outbox.js';
+import { DRAIN_BATCH, queuePushes } from '../../modules/messaging/push/outbox.js';
 import { openSession } from '../../src/auth/sessions.js';
 import { PushEndpoint, type TestSubscription } from '../support/push-endpoint.js';
 import { testDatabase, type TestDatabase } from '../support/test-database.js';
@@ -100,6 +101,16 @@ describe('the outbox', () => {
     await expect.poll(async () => (await outboxOf(ours.endpoint)).map((r) => r.attempts), { timeout: 5_000 }).toEqual([1]);
     expect(await subscriptionsAt(ours.endpoint)).toBe(1);
     expect(push.rejected.filter((r) => r.endpoint === foreign.endpoint).map((r) => r.status)).toEqual([403]);
+  });
+
+  it('an audience larger than one drain batch is all sent by the after-commit drain, not left to the recurring one', async () => {
+    const p = await person('Large Audience');
+    const subs = Array.from({ length: DRAIN_BATCH + 100 }, (_, i) => push.subscription(`large${i}`));
+    await t.run(() => PushSubscription.create_many(subs.map((sub) => ({ user: p.uid, endpoint: sub.endpoint, p256dh: sub.keys.p256dh, auth: sub.keys.auth, vapid_public_key: databaseKey }))));
+    const mine = () => push.received.filter((r) => (r.payload as { body?: string }).body === 'to many').length;
+    await t.run(() => queuePushes([p.uid], { kind: 'message', model: 'ProjectTask', document: 1, message_id: 1, title: 'Many', body: 'to many' }));
+    await expect.poll(mine, { timeout: 20_000, interval: 200 }).toBe(subs.length);
+    await t.run(() => PushSubscription.query({ user: p.uid }).delete());
   });
 
   it('queuePushes is one statement for 1 user or 60 users with 2 subscriptions each, and queues a row per subscription', async () => {

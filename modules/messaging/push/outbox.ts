@@ -48,8 +48,13 @@ export async function queuePushes(userIds: readonly number[], payload: Record<st
   if (!rows.length) return;
   const ids = rows.map((r) => r.id);
   work.afterCommit(() => {
-    drainOutbox(standalone(env), ids).catch((err: unknown) => console.error(`push drain of ${env.db.name} failed`, err));
+    drainQueued(standalone(env), ids).catch((err: unknown) => console.error(`push drain of ${env.db.name} failed`, err));
   });
+}
+
+/** Drains the rows one transaction queued, `DRAIN_BATCH` at a time: a large audience is not left to the recurring drain. */
+async function drainQueued(env: Env, ids: readonly number[]): Promise<void> {
+  for (let from = 0; from < ids.length; from += DRAIN_BATCH) await drainOutbox(env, ids.slice(from, from + DRAIN_BATCH));
 }
 
 /** Where a notification click leads: the record's form in the web client. */
