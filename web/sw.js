@@ -4,7 +4,10 @@
  * the record's form on click (focusing a tab of the client when one is open), and when the
  * browser renews the subscription (`pushsubscriptionchange`, which Odoo ignored: odoo PR #275217)
  * subscribes again with the database's current key and tells the server, so pushes never
- * silently stop. It caches nothing: the client is always the server's current one.
+ * silently stop — with the renewal token the page handed it after subscribing (`ff:push-renewal`
+ * messages, kept in IndexedDB), since a renewal comes hours or days later, when the session that
+ * subscribed has expired (Odoo lost those: odoo PR #275954). It caches nothing: the client is
+ * always the server's current one.
  */
 /// <reference lib="webworker" />
 const sw = /** @type {ServiceWorkerGlobalScope} */ (/** @type {unknown} */ (self));
@@ -32,6 +35,98 @@ async function csrfToken() {
   }
   return null;
 }
+
+/** @typedef {{database: string, renewal_token: string, public_key: string}} Renewal */
+
+const RENEWAL_DB = 'fieldforge-push';
+const RENEWAL_STORE = 'renewal';
+
+/** Runs `fn` on the renewal store, answering what its request yields. @param {IDBTransactionMode} mode @param {(store: IDBObjectStore) => IDBRequest} fn */
+function renewalStore(mode, fn) {
+  return new Promise((resolve, reject) => {
+    const open = indexedDB.open(RENEWAL_DB, 1);
+    open.onupgradeneeded = () => open.result.createObjectStore(RENEWAL_STORE);
+    open.onerror = () => reject(open.error);
+    open.onsuccess = () => {
+      const db = open.result;
+      const request = fn(db.transaction(RENEWAL_STORE, mode).objectStore(RENEWAL_STORE));
+      request.onsuccess = () => {
+        resolve(request.result);
+        db.close();
+      };
+      request.onerror = () => {
+        reject(request.error);
+        db.close();
+      };
+    };
+  });
+}
+
+/** @returns {Promise<Renewal | null>} */
+async function readRenewal() {
+  return /** @type {Renewal | undefined} */ (await renewalStore('readonly', (s) => s.get('current')).catch(() => undefined)) ?? null;
+}
+
+/** @param {Renewal | null} renewal */
+function writeRenewal(renewal) {
+  return renewalStore('readwrite', (s) => (renewal ? s.put(renewal, 'current') : s.delete('current')));
+}
+
+/** Headers naming the database the subscription belongs to (the `ff_db` cookie may name another by now). @param {Renewal | null} saved */
+function databaseHeaders(saved) {
+  /** @type {Record<string, string>} */
+  const headers = { 'content-type': 'application/json' };
+  if (saved?.database) headers['X-DB-NAME'] = saved.database;
+  return headers;
+}
+
+/**
+ * The key to subscribe again with: the database's current one when the session still works, else
+ * the one saved when subscribing, else the old subscription's.
+ * @param {Renewal | null} saved @param {PushSubscription | null | undefined} old @returns {Promise<BufferSource>}
+ */
+async function currentKey(saved, old) {
+  const res = await fetch('/api/push/key', { credentials: 'same-origin', headers: databaseHeaders(saved) }).catch(() => null);
+  if (res?.ok) return keyBytes((await res.json()).public_key);
+  if (saved?.public_key) return keyBytes(saved.public_key);
+  const previous = old?.options.applicationServerKey;
+  if (previous) return previous;
+  throw new Error('No Web Push key to subscribe again with: open the web client');
+}
+
+/**
+ * Tells the server of the browser's renewed `subscription`: with the renewal token (no session
+ * needed), else with the session cookie, which then hands out a token for next time.
+ * @param {{endpoint: string, toJSON(): unknown}} subscription @param {string | null} oldEndpoint @returns {Promise<boolean>}
+ */
+async function renewSubscription(subscription, oldEndpoint) {
+  const saved = await readRenewal();
+  if (saved?.renewal_token) {
+    const res = await fetch('/push/renew', {
+      method: 'POST', credentials: 'omit', headers: databaseHeaders(saved),
+      body: JSON.stringify({ renewal_token: saved.renewal_token, subscription: subscription.toJSON() }),
+    }).catch(() => null);
+    if (res?.ok) return true;
+  }
+  const headers = databaseHeaders(saved);
+  const token = await csrfToken();
+  if (token) headers['X-CSRF-Token'] = token;
+  const res = await fetch('/api/push/subscribe', { method: 'POST', credentials: 'same-origin', headers, body: JSON.stringify({ subscription: subscription.toJSON() }) });
+  if (!res.ok) return false;
+  const answer = await res.json();
+  if (saved) await writeRenewal({ ...saved, database: answer.database, renewal_token: answer.renewal_token });
+  if (oldEndpoint && oldEndpoint !== subscription.endpoint) {
+    await fetch('/api/push/unsubscribe', { method: 'POST', credentials: 'same-origin', headers, body: JSON.stringify({ endpoint: oldEndpoint }) }).catch(() => null);
+  }
+  return true;
+}
+
+// The page hands over (or withdraws, with null) what a renewal needs, and hears when it is kept.
+sw.addEventListener('message', (event) => {
+  if (event.data?.type !== 'ff:push-renewal') return;
+  const reply = (/** @type {boolean} */ ok) => event.ports[0]?.postMessage(ok);
+  event.waitUntil(writeRenewal(event.data.renewal ?? null).then(() => reply(true), () => reply(false)));
+});
 
 sw.addEventListener('install', () => sw.skipWaiting());
 sw.addEventListener('activate', (event) => event.waitUntil(sw.clients.claim()));
@@ -67,19 +162,10 @@ sw.addEventListener('notificationclick', (event) => {
 });
 
 sw.addEventListener('pushsubscriptionchange', (event) => {
-  const change = /** @type {Event & {oldSubscription?: PushSubscription | null, waitUntil(p: Promise<unknown>): void}} */ (event);
+  const change = /** @type {Event & {oldSubscription?: PushSubscription | null, newSubscription?: PushSubscription | null, waitUntil(p: Promise<unknown>): void}} */ (event);
   change.waitUntil((async () => {
-    const res = await fetch('/api/push/key', { credentials: 'same-origin' });
-    if (!res.ok) return;
-    const { public_key } = await res.json();
-    const subscription = await sw.registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(public_key) });
-    const token = await csrfToken();
-    /** @type {Record<string, string>} */
-    const headers = { 'content-type': 'application/json' };
-    if (token) headers['X-CSRF-Token'] = token;
-    await fetch('/api/push/subscribe', { method: 'POST', credentials: 'same-origin', headers, body: JSON.stringify({ subscription: subscription.toJSON() }) });
-    if (change.oldSubscription && change.oldSubscription.endpoint !== subscription.endpoint) {
-      await fetch('/api/push/unsubscribe', { method: 'POST', credentials: 'same-origin', headers, body: JSON.stringify({ endpoint: change.oldSubscription.endpoint }) });
-    }
+    const subscription = change.newSubscription
+      ?? await sw.registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: await currentKey(await readRenewal(), change.oldSubscription) });
+    await renewSubscription(subscription, change.oldSubscription?.endpoint ?? null);
   })());
 });

@@ -1,7 +1,7 @@
 /**
  * Web Push as the model service offers it (CONTRACTS C5): the database's public key and the
  * caller's browser subscriptions, handed to the messaging module's `PushSubscription` (its
- * `public_key`, `subscribe` and `unsubscribe`), which exists only where messaging is installed.
+ * `public_key`, `subscribe`, `unsubscribe` and `renew`), which exists only where messaging is installed.
  */
 import { BadRequest, NotFound } from '../errors.js';
 import { currentEnv } from '../orm/env.js';
@@ -10,6 +10,7 @@ interface PushModel {
   public_key(): Promise<{ public_key: string }>;
   subscribe(body: Record<string, unknown>): Promise<unknown>;
   unsubscribe(body: Record<string, unknown>): Promise<unknown>;
+  renew(body: Record<string, unknown>): Promise<unknown>;
 }
 
 function pushModel(): PushModel {
@@ -26,3 +27,4 @@ function objectBody(body: unknown): Record<string, unknown> {
 export const pushKey = () => pushModel().public_key();
 export const pushSubscribe = (body: unknown) => pushModel().subscribe(objectBody(body));
 export const pushUnsubscribe = (body: unknown) => pushModel().unsubscribe(objectBody(body));
+export const pushRenew = (body: unknown) => pushModel().renew(objectBody(body));

@@ -56,6 +56,12 @@ export interface Settings {
   bulkMax: number;
   /** `json` (one object per line, for log collectors) or `pretty` (for people) — `FF_LOG_FORMAT`. */
   logFormat: 'json' | 'pretty';
+  /**
+   * Origins a Web Push endpoint may have although not `https:` on a public address
+   * (`FF_PUSH_ALLOWED_ORIGINS`, comma-separated; CONTRACTS C5). Read here to refuse a malformed
+   * list at start-up; the push guard reads the variable itself, through `pushAllowedOrigins`.
+   */
+  pushAllowedOrigins: string[];
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -101,7 +107,22 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     lockTimeoutMs: seconds('FF_LOCK_TIMEOUT', env.FF_LOCK_TIMEOUT, 10),
     logLevel: oneOf('FF_LOG_LEVEL', env.FF_LOG_LEVEL, LOG_LEVELS, env.FF_DEV === '1' ? 'debug' : 'info'),
     logFormat: oneOf('FF_LOG_FORMAT', env.FF_LOG_FORMAT, ['json', 'pretty'] as const, 'json'),
+    pushAllowedOrigins: [...pushAllowedOrigins(env.FF_PUSH_ALLOWED_ORIGINS)],
   };
+}
+
+/** `FF_PUSH_ALLOWED_ORIGINS` as exact origins (`http://127.0.0.1:9555`); a path after an origin is ignored. */
+export function pushAllowedOrigins(raw: string | undefined): Set<string> {
+  return new Set((raw ?? '').split(',').map((o) => o.trim()).filter(Boolean).map((o) => {
+    let url: URL | null = null;
+    try {
+      url = new URL(o);
+    } catch { /* refused below */ }
+    if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
+      throw new Error(`FF_PUSH_ALLOWED_ORIGINS: '${o}' is not an origin such as https://push.example.com or http://127.0.0.1:9555`);
+    }
+    return url.origin;
+  }));
 }
 
 function positiveInteger(name: string, raw: string | undefined, fallback: number): number {

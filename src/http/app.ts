@@ -143,7 +143,7 @@ export async function buildApp(platform: Platform, options: AppOptions = {}): Pr
   registerRealtimeSocketRoute(app, hub);
   registerPresenceRoutes(app, platform.bus.presence);
   registerActivityStreamRoutes(app);
-  registerPushRoutes(app);
+  registerPushRoutes(app, platform, selector);
   app.get('/health', async () => ({ status: 'ok' }));
   return app;
 }

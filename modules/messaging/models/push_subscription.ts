@@ -1,5 +1,5 @@
 import { Model, fields } from 'fieldforge';
-import { publicKey, subscribe, unsubscribe } from '../push/subscriptions.js';
+import { publicKey, renew, subscribe, unsubscribe, type Subscribed } from '../push/subscriptions.js';
 
 /**
  * A browser's Web Push subscription (CONTRACTS C5 "Web Push"): where the push service of one
@@ -19,6 +19,9 @@ export class PushSubscription extends Model {
     // The database key the browser subscribed with: a subscription made with another key (a
     // restored copy of another database) is refused by its push service and removed then.
     vapid_public_key: fields.Char({ max_length: 255, internal: true }),
+    // SHA-256 of the token the browser's service worker renews this row with when the browser
+    // renews the subscription and the person's session has long expired (odoo PR #275954).
+    renewal_token_hash: fields.Char({ max_length: 64, internal: true, index: true }),
   };
 
   /** The database's VAPID public key (`GET /api/push/key`). */
@@ -27,8 +30,13 @@ export class PushSubscription extends Model {
   }
 
   /** Stores the caller's browser subscription (`POST /api/push/subscribe`). */
-  static subscribe(body: Record<string, unknown>): Promise<{ subscribed: true }> {
+  static subscribe(body: Record<string, unknown>): Promise<Subscribed> {
     return subscribe(body);
+  }
+
+  /** Re-points the subscription of a renewal token at the browser's renewed one (`POST /push/renew`, no session). */
+  static renew(body: Record<string, unknown>): Promise<{ renewed: true }> {
+    return renew(body);
   }
 
   /** Forgets one of the caller's subscriptions (`POST /api/push/unsubscribe`). */

@@ -3,12 +3,16 @@
  * URL the server will POST to, so it is checked when subscribing and again before every push (a
  * name may resolve elsewhere later). Accepted: `https:` URLs whose host resolves only to public
  * addresses; or any URL whose exact origin (scheme, host, port) is listed in
- * `FF_PUSH_ALLOWED_ORIGINS` (tests, a private push service). Redirects are never followed
- * (`send-push.ts`), so an accepted endpoint cannot bounce the request inward.
+ * `FF_PUSH_ALLOWED_ORIGINS` (tests, a private push service). The addresses checked are the ones
+ * the push connects to (`PushTarget.addresses`, pinned by `send-push.ts`): a name that answers a
+ * public address to the check and a private one to the connection (DNS rebinding) gets nowhere.
+ * Redirects are never followed, so an accepted endpoint cannot bounce the request inward either.
  */
+import type { LookupAddress } from 'node:dns';
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 import { BadRequest } from 'fieldforge';
+import { pushAllowedOrigins } from '../../../src/config/settings.js';
 
 /** Addresses a push may never reach: loopback, private, link-local, CGNAT, multicast, reserved, and their IPv6 forms. */
 const PRIVATE = new BlockList();
@@ -21,14 +25,9 @@ for (const [net, prefix] of [
   ['::', 128], ['::1', 128], ['64:ff9b::', 96], ['100::', 64], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
 ] as const) PRIVATE.addSubnet(net, prefix, 'ipv6');
 
+/** The origins `FF_PUSH_ALLOWED_ORIGINS` lists, read at each check (a test sets it while running). */
 export function allowedPushOrigins(env: NodeJS.ProcessEnv = process.env): Set<string> {
-  return new Set((env.FF_PUSH_ALLOWED_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean).map((o) => {
-    try {
-      return new URL(o).origin;
-    } catch {
-      throw new Error(`FF_PUSH_ALLOWED_ORIGINS: '${o}' is not an origin such as https://push.example.com or http://127.0.0.1:9555`);
-    }
-  }));
+  return pushAllowedOrigins(env.FF_PUSH_ALLOWED_ORIGINS);
 }
 
 function isPrivate(address: string): boolean {
@@ -39,8 +38,19 @@ function isPrivate(address: string): boolean {
   return PRIVATE.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4');
 }
 
+/** An endpoint that passed the guard, and the addresses its host resolved to then: the only ones a push may connect to. */
+export interface PushTarget {
+  url: URL;
+  addresses: LookupAddress[];
+}
+
 /** Throws `BadRequest` (field `subscription`) unless `endpoint` may receive pushes. */
 export async function assertPushEndpoint(endpoint: unknown): Promise<URL> {
+  return (await pushTarget(endpoint)).url;
+}
+
+/** The endpoint checked and resolved; `BadRequest` (field `subscription`) when it may not receive pushes. */
+export async function pushTarget(endpoint: unknown): Promise<PushTarget> {
   const refuse = (why: string) => new BadRequest(`The subscription's endpoint ${why}`, { field: 'subscription' });
   if (typeof endpoint !== 'string' || endpoint.length > 2048) throw refuse('must be a URL of at most 2048 characters');
   let url: URL;
@@ -50,15 +60,18 @@ export async function assertPushEndpoint(endpoint: unknown): Promise<URL> {
     throw refuse('is not a URL');
   }
   if (url.username || url.password) throw refuse('may not carry credentials');
-  if (allowedPushOrigins().has(url.origin)) return url;
-  if (url.protocol !== 'https:') throw refuse(`must be an https: URL (or its origin listed in FF_PUSH_ALLOWED_ORIGINS), not ${url.protocol}`);
+  const allowed = allowedPushOrigins().has(url.origin);
+  if (!allowed && url.protocol !== 'https:') throw refuse(`must be an https: URL (or its origin listed in FF_PUSH_ALLOWED_ORIGINS), not ${url.protocol}`);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw refuse(`must be an https: URL, not ${url.protocol}`);
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  let addresses: string[];
+  let addresses: LookupAddress[];
   try {
-    addresses = isIP(host) ? [host] : (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+    const family = isIP(host);
+    addresses = family ? [{ address: host, family }] : await lookup(host, { all: true, verbatim: true });
   } catch {
     throw refuse(`host ${host} does not resolve`);
   }
-  if (!addresses.length || addresses.some(isPrivate)) throw refuse(`host ${host} is not a public address`);
-  return url;
+  if (!addresses.length) throw refuse(`host ${host} does not resolve`);
+  if (!allowed && addresses.some((a) => isPrivate(a.address))) throw refuse(`host ${host} is not a public address`);
+  return { url, addresses };
 }

@@ -3,8 +3,8 @@
  * recipients in the message's own transaction — one statement whatever the audience — and asks
  * for a drain once that transaction commits (the request never waits for a push service). A drain
  * claims rows (`FOR UPDATE SKIP LOCKED`, then a claim that lapses), sends them outside any
- * transaction, and settles them: sent and refused rows go, a 404/410 (or 403: another key) removes
- * the subscription, a retryable failure comes back after a backoff, at most `MAX_ATTEMPTS` times.
+ * transaction, and settles them: sent and refused rows go, a 404/410 (or a 403 to a subscription
+ * made with another key) removes the subscription, a retryable failure comes back after a backoff, at most `MAX_ATTEMPTS` times.
  * The recurring drain (`models/index.ts`) sends what a crash between commit and send left behind.
  */
 import { currentEnv, sql, withEnv } from 'fieldforge';
@@ -28,6 +28,7 @@ interface Claimed {
   endpoint: string;
   p256dh: string;
   auth: string;
+  vapid_public_key: string | null;
 }
 
 /** Queues `payload` for every push subscription of `userIds`, sent after the current transaction commits. */
@@ -47,8 +48,13 @@ export async function queuePushes(userIds: readonly number[], payload: Record<st
   if (!rows.length) return;
   const ids = rows.map((r) => r.id);
   work.afterCommit(() => {
-    drainOutbox(standalone(env), ids).catch((err: unknown) => console.error(`push drain of ${env.db.name} failed`, err));
+    drainQueued(standalone(env), ids).catch((err: unknown) => console.error(`push drain of ${env.db.name} failed`, err));
   });
+}
+
+/** Drains the rows one transaction queued, `DRAIN_BATCH` at a time: a large audience is not left to the recurring drain. */
+async function drainQueued(env: Env, ids: readonly number[]): Promise<void> {
+  for (let from = 0; from < ids.length; from += DRAIN_BATCH) await drainOutbox(env, ids.slice(from, from + DRAIN_BATCH));
 }
 
 /** Where a notification click leads: the record's form in the web client. */
@@ -94,7 +100,7 @@ async function claim(env: Env, only?: readonly number[]): Promise<Claimed[]> {
                          ${only ? sql`AND id = ANY(${[...only]}::int[])` : sql``}
                        ORDER BY id LIMIT ${DRAIN_BATCH} FOR UPDATE SKIP LOCKED)
       RETURNING o.id, o.${o('subscription')} AS subscription, o.${o('attempts')} AS attempts, o.${o('payload')} AS payload)
-    SELECT c.*, s.${s('endpoint')} AS endpoint, s.${s('p256dh')} AS p256dh, s.${s('auth')} AS auth
+    SELECT c.*, s.${s('endpoint')} AS endpoint, s.${s('p256dh')} AS p256dh, s.${s('auth')} AS auth, s.${s('vapid_public_key')} AS vapid_public_key
       FROM claimed c JOIN ${sql.table(subscriptions.table)} s ON s.id = c.subscription ORDER BY c.id`.execute(env.db.executor);
   return rows;
 }
