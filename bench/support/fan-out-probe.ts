@@ -17,9 +17,13 @@ export interface FanOut {
   missed: number;
   /** When the request was answered, ms from its send. */
   requestMs: number[];
+  /** Marked frames that arrived after their post's 5 s (counted missing too). */
+  late: number;
+  /** Posts of which some socket got no frame in time: `marker: missing`. */
+  incomplete: string[];
 }
 
-export const emptyFanOut = (): FanOut => ({ latencies: [], missed: 0, requestMs: [] });
+export const emptyFanOut = (): FanOut => ({ latencies: [], missed: 0, requestMs: [], late: 0, incomplete: [] });
 
 function openSocket(url: string, headers: Record<string, string>): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
@@ -50,6 +54,8 @@ export class FanOutProbe {
   #seen = new Set<number>();
   #arrivals: number[] = [];
   #allIn: (() => void) | null = null;
+  /** The last posts' markers and where their late frames are counted. */
+  #past: { marker: string; into: FanOut }[] = [];
 
   /** Opens one socket per entry of `headers` to `url`, OPENING at a time. */
   async open(url: string, headers: readonly Record<string, string>[]): Promise<void> {
@@ -87,7 +93,10 @@ export class FanOutProbe {
     this.#marker = null;
     this.#allIn = null;
     m.latencies.push(...this.#arrivals);
-    m.missed += this.sockets.length - this.#seen.size;
+    const missing = this.sockets.length - this.#seen.size;
+    m.missed += missing;
+    if (missing) m.incomplete.push(`${marker}: ${missing}`);
+    this.#past = [{ marker, into: m }, ...this.#past.slice(0, 2)];
   }
 
   close(): void {
@@ -95,12 +104,19 @@ export class FanOutProbe {
   }
 
   #frame(index: number, data: RawData): void {
+    if (this.#past.length) this.#lateFrame(data);
     if (this.#marker === null || this.#seen.has(index)) return;
     const at = performance.now();
     if (!data.toString().includes(this.#marker)) return;
     this.#seen.add(index);
     this.#arrivals.push(at - this.#t0);
     if (this.#seen.size === this.sockets.length) this.#allIn?.();
+  }
+
+  #lateFrame(data: RawData): void {
+    const text = data.toString();
+    const late = this.#past.find((p) => text.includes(p.marker));
+    if (late) late.into.late++;
   }
 }
 
