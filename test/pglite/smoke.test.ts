@@ -29,7 +29,7 @@ beforeAll(async () => {
   expect(engine.kind).toBe('pglite');
   platform = new Platform(engine, await ModuleCatalog.scan([BUILTIN_MODULES_DIR]));
   const created = await createDatabase(platform, 'main', { modules: ['contacts', 'project'], adminPassword: 'smoke-admin-password' });
-  expect(created.installed).toEqual(['core', 'contacts', 'project']);
+  expect(created.installed).toEqual(['core', 'contacts', 'messaging', 'project']);
   ({ key } = await platform.run('main', {}, () => createServiceAccountKey({ name: 'smoke', groups: ['core.group_admin', 'core.group_user'] })));
   app = await buildApp(platform);
 }, 180_000);

@@ -23,7 +23,7 @@ let served: ServedApp;
 let browser: Browser;
 let order: number;
 
-async function json(method: 'POST', url: string, body: unknown): Promise<any> {
+async function json(method: 'POST' | 'PUT', url: string, body: unknown): Promise<any> {
   const res = await t.api(method, url, body);
   if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode} ${res.body}`);
   return res.json();
@@ -31,6 +31,8 @@ async function json(method: 'POST', url: string, body: unknown): Promise<any> {
 
 /** A small, believable company: customers with their people and tags, products, and an order. */
 async function seed(): Promise<void> {
+  // The users' own contacts (messaging gives each user one) are archived: the address book shows the company's.
+  await json('PUT', '/api/bulk-update/Contact', { selection: { filter_str: 'Q(user__isnull=False)' }, vals: { active: false } });
   // The contacts module's own tags (VIP, Supplier, …) plus one of ours.
   const tags = await json('POST', '/api/query/ContactTag', { fields: ['name'] }) as { id: number; name: string }[];
   const tagId = (name: string) => tags.find((tag) => tag.name === name)!.id;

@@ -10,6 +10,8 @@ import { loadModuleAssets } from './module-assets.js';
 import { AppShell } from './shell/app-shell.js';
 import { followPresence } from './realtime/presence.js';
 import { showNotifications, showSocketRefusals } from './realtime/live.js';
+import { showMessageToasts } from './messaging/message-toasts.js';
+import { followUnreadCount } from './messaging/unread-count.js';
 import { startRealtime } from './realtime/socket.js';
 import { goToSignIn, handleExpiredSessions, loadSession, renewSession, signInUrl } from './shell/session.js';
 
@@ -24,7 +26,7 @@ async function start() {
   document.documentElement.lang = session.lang;
   document.documentElement.dir = session.user.language.direction === 'rtl' ? 'rtl' : 'ltr';
   handleExpiredSessions();
-  startLiveUpdates(session.db);
+  startLiveUpdates(session.db, session.user.id);
   // The language's own formats (separators, date format) for every view and the modules'
   // widgets, loaded with the menus.
   const [menus] = await Promise.all([
@@ -36,15 +38,18 @@ async function start() {
 }
 
 /**
- * The tab's realtime socket, once signed in (CONTRACTS C4): notifications as toasts, presence.
+ * The tab's realtime socket, once signed in (CONTRACTS C4): notifications as toasts, presence,
+ * the bell's unread count and a toast per new message (C5).
  * Closed with 4001 (signed out elsewhere, session revoked): renewed once if the refresh cookie
  * still works, else the sign-in page, which brings the person back here.
- * @param {string} db
+ * @param {string} db @param {number} userId
  */
-function startLiveUpdates(db) {
+function startLiveUpdates(db, userId) {
   showNotifications();
   showSocketRefusals();
   followPresence();
+  followUnreadCount();
+  showMessageToasts(userId);
   connect(db);
 }
 

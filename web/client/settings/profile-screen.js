@@ -1,11 +1,12 @@
 /**
- * My profile: the signed-in person's own settings — who they are, their language, their password
- * and their second factor. Open to every user (it acts on the caller only); reached from the
+ * My profile: the signed-in person's own settings — who they are, their language, how they are
+ * notified of messages (with the messaging module), their password and their second factor. Open to every user (it acts on the caller only); reached from the
  * shell's user menu (`#action=core.action_profile`).
  */
 import { html } from '../../lib/html.js';
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
+import { NotificationSettings } from '../messaging/notification-settings.js';
 import { LanguageSection } from './language-section.js';
 import { PasswordSection } from './password-section.js';
 import { ScreenHeader } from './screen-header.js';
@@ -32,6 +33,7 @@ export function ProfileScreen({ session }) {
     ${!me && !error ? html`<p role="status">Loading…</p>` : null}
     ${me ? html`
       <${LanguageSection} lang=${me.lang} onSaved=${(/** @type {string | null} */ lang) => setMe({ ...me, lang })} />
+      <${NotificationSettings} userId=${session.user.id} />
       <${PasswordSection} />
       <${SecondFactorSection} enabled=${me.totp_enabled} onChange=${(/** @type {boolean} */ on) => setMe({ ...me, totp_enabled: on })} />` : null}
   </section>`;

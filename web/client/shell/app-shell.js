@@ -1,12 +1,14 @@
 /**
  * The app shell (`/web`, CONTRACTS C2): a top bar (menu button on narrow screens, the product
- * name, the palette button, the user menu), the main menu, breadcrumbs and the view of the
- * address. Every navigation — menu, palette, breadcrumb, a view's `navigate`, the browser's Back —
+ * name, the palette button, the notifications bell, the user menu), the main menu, breadcrumbs
+ * and the view of the address (`#model=…&id=…` first finds the action opening that record). Every navigation — menu, palette, breadcrumb, a view's `navigate`, the browser's Back —
  * passes the unsaved-edits guard first. Ctrl+K (⌘K) opens the command palette anywhere.
  */
 import { html } from '../../lib/html.js';
 import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
 import { confirmLeave } from '../leave-guard.js';
+import { Bell } from '../messaging/bell.js';
+import { RecordLinkHost } from '../messaging/record-link-host.js';
 import { Breadcrumbs } from './breadcrumbs.js';
 import { CommandPalette } from './command-palette.js';
 import { Home } from './home.js';
@@ -108,6 +110,7 @@ export function AppShell({ session, menus }) {
       <button type="button" class="ff-topbar__palette" aria-keyshortcuts="Control+K Meta+K" onClick=${() => setPaletteOpen(true)}>
         <span class="ff-topbar__palette-label">Search menus…</span><kbd aria-hidden="true">Ctrl K</kbd>
       </button>
+      <${Bell} lang=${session.lang} />
       <${UserMenu} session=${session} />
     </header>
     <div class="ff-shell__body">
@@ -117,7 +120,9 @@ export function AppShell({ session, menus }) {
         <${Breadcrumbs} crumbs=${crumbs} />
         ${route.action
           ? html`<${ViewHost} route=${route} navigate=${navigate} session=${session} onLoaded=${setLoaded} />`
-          : html`<${Home} tree=${menus} user=${session.user} onOpen=${openAction} />`}
+          : route.model
+            ? html`<${RecordLinkHost} route=${route} menuActions=${entries.map((e) => e.action)} />`
+            : html`<${Home} tree=${menus} user=${session.user} onOpen=${openAction} />`}
       </main>
     </div>
     ${paletteOpen ? html`<${CommandPalette} entries=${entries}

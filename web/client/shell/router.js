@@ -12,6 +12,8 @@ export function readRoute() {
   /** @type {Route} */
   const route = {};
   for (const [key, value] of new URLSearchParams(location.hash.replace(/^#/, ''))) route[key] = value;
+  // A record's shared address names no view (`#action=…&id=5`, CONTRACTS C5 precision 10): its form.
+  if (route.id && !route.view) route.view = 'form';
   return route;
 }
 

@@ -10,6 +10,9 @@
  * `route.id` is the record (none: a new one); `dialog`: the form is shown in a dialog (window
  * mode), which does not watch its record.
  *
+ * A `_mail_thread` model's form (`messaging/mail-thread.js`) shows the chatter of a saved record
+ * under the fields (CONTRACTS C5), not in a dialog.
+ *
  * Live updates (spec §6.3): a saved record is watched while the form shows it; a `record_changed`
  * ping (or a `reload` client action) offers a reload in a non-modal prompt — `Reload` on a clean
  * form, `Save & reload` / `Discard & reload` with unsaved edits, which are never dropped without
@@ -19,6 +22,8 @@ import { html } from '../../lib/html.js';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { linkName } from '../format.js';
 import { setLeaveGuard } from '../leave-guard.js';
+import { Chatter } from '../messaging/chatter.js';
+import { THREAD_FIELDS, isMailThread } from '../messaging/mail-thread.js';
 import { useReloadAction } from '../realtime/live.js';
 import { WizardDialog } from '../wizard/wizard-dialog.js';
 import { defaultFormArch } from './form/default-form-arch.js';
@@ -44,10 +49,10 @@ import { useUnreadableFields } from './form/use-unreadable-fields.js';
  *   registry: Record<string, any>,
  *   modelInfo: {model: string, label: string, rec_name: string | null, api_methods: string[], record_methods?: string[], wizards: {method: string, title: string}[],
  *     reports: {id: number, identifier: string | null, name: string, format: string}[], effect_fields: string[], create: boolean, write: boolean, unlink: boolean,
- *     archivable?: boolean, state_locks?: import('./form/state-locks.js').StateLock[]},
+ *     archivable?: boolean, state_locks?: import('./form/state-locks.js').StateLock[], mail_thread?: boolean},
  *   route: Record<string, string>,
  *   navigate: (params: Record<string, unknown>, options?: {replace?: boolean}) => unknown,
- *   session?: {user?: {lang?: string | null}, lang?: string | null},
+ *   session?: {user?: {id?: number, lang?: string | null}, lang?: string | null},
  *   dialog?: boolean,
  * }} props
  */
@@ -56,7 +61,7 @@ export function FormView({ action, views, registry, modelInfo, route, navigate, 
   const id = route.id && /^\d+$/.test(route.id) ? Number(route.id) : null;
   const lang = session?.lang ?? session?.user?.lang ?? null;
   const fields = useMemo(() => named(registry), [registry]);
-  const arch = useMemo(() => (Array.isArray(views?.Form) && views.Form.length ? views.Form : defaultFormArch(fields, modelInfo.rec_name)), [views, fields]);
+  const arch = useMemo(() => (Array.isArray(views?.Form) && views.Form.length ? views.Form : defaultFormArch(fields, modelInfo.rec_name, isMailThread(modelInfo) ? THREAD_FIELDS : [])), [views, fields]);
 
   const [wizard, setWizard] = useState(/** @type {string | null} */ (null));
   const unreadable = useUnreadableFields();
@@ -150,6 +155,7 @@ export function FormView({ action, views, registry, modelInfo, route, navigate, 
         <${FormLayout} key=${unreadable.revision} arch=${shape.arch} renderField=${renderField} />
       </form>`
       : failure ? null : html`<p class="ff-view-loading" role="status">Loading…</p>`}
+    ${isMailThread(modelInfo) && !dialog && !none && saved ? html`<${Chatter} model=${model} id=${id} userId=${session?.user?.id ?? null} lang=${lang} />` : null}
     ${wizard && id !== null ? html`<${WizardDialog} model=${model} method=${wizard} activeIds=${[id]} lang=${lang}
       onClose=${() => setWizard(null)}
       onDone=${(/** @type {{reload: boolean}} */ outcome) => { if (outcome.reload && shape) void load(shape); }} />` : null}

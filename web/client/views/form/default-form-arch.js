@@ -1,6 +1,7 @@
 /**
  * A Form arch for a model whose action has no Form view: its own fields in declaration order
- * (the name first), short ones in two columns, texts, lines and tags below, bookkeeping left out.
+ * (the name first), short ones in two columns, texts, lines and tags below, bookkeeping left out,
+ * and those named in `omit` (a chatter model's thread, which the chatter shows).
  */
 
 /** @typedef {import('../../fields/field-props.js').FieldInfo} FieldInfo */
@@ -11,11 +12,12 @@ const WIDE = new Set(['Text', 'OneToMany', 'ManyToMany', 'Json']);
 /**
  * @param {Record<string, FieldInfo>} registry entries with `name`
  * @param {string | null} recName
+ * @param {readonly string[]} [omit]
  * @returns {import('./form-layout.js').ArchNode[]}
  */
-export function defaultFormArch(registry, recName) {
+export function defaultFormArch(registry, recName, omit = []) {
   // Lines are left out too: most OneToMany fields are reverse links (a contact's orders), not lines.
-  const fields = Object.values(registry).filter((f) => !BOOKKEEPING.has(f.name) && f.type !== 'OneToMany');
+  const fields = Object.values(registry).filter((f) => !BOOKKEEPING.has(f.name) && f.type !== 'OneToMany' && !omit.includes(f.name));
   const ordered = recName && registry[recName] ? [registry[recName], ...fields.filter((f) => f.name !== recName)] : fields;
   const short = ordered.filter((f) => !WIDE.has(f.type));
   const wide = ordered.filter((f) => WIDE.has(f.type));
