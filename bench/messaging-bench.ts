@@ -207,10 +207,12 @@ async function caseB(b: Bench, started: ServerProcess[]): Promise<void> {
     probes.push(ff, bare);
     const auth = tokens.map((t) => ({ authorization: `Bearer ${t}` }));
     const opening = performance.now();
-    await ff.open(`ws://127.0.0.1:${ff1.port}/api/ws?db=${b.dbName}`, auth.slice(0, half));
-    await ff.open(`ws://127.0.0.1:${ff2.port}/api/ws?db=${b.dbName}`, auth.slice(half));
-    const openedMs = performance.now() - opening;
+    // A heartbeat at once and every 20 s, as the web client sends: a socket silent for 35 s would
+    // go offline and come back, announced to everyone twice, in the middle of the posts.
     heartbeat = setInterval(() => ff.sendAll({ type: 'heartbeat' }), HEARTBEAT_MS);
+    await ff.open(`ws://127.0.0.1:${ff1.port}/api/ws?db=${b.dbName}`, auth.slice(0, half), { type: 'heartbeat' });
+    await ff.open(`ws://127.0.0.1:${ff2.port}/api/ws?db=${b.dbName}`, auth.slice(half), { type: 'heartbeat' });
+    const openedMs = performance.now() - opening;
     const bareAuth = Array.from({ length: FOLLOWERS }, () => ({ authorization: 'Bearer bare' }));
     await bare.open(`ws://127.0.0.1:${bare1.port}/`, bareAuth.slice(0, half));
     await bare.open(`ws://127.0.0.1:${bare2.port}/`, bareAuth.slice(half));

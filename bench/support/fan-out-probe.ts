@@ -57,13 +57,17 @@ export class FanOutProbe {
   /** The last posts' markers and where their late frames are counted. */
   #past: { marker: string; into: FanOut }[] = [];
 
-  /** Opens one socket per entry of `headers` to `url`, OPENING at a time. */
-  async open(url: string, headers: readonly Record<string, string>[]): Promise<void> {
+  /**
+   * Opens one socket per entry of `headers` to `url`, OPENING at a time; each sends `first` once
+   * it has its hello (a heartbeat: a person's socket silent for 35 s goes offline for presence).
+   */
+  async open(url: string, headers: readonly Record<string, string>[], first?: unknown): Promise<void> {
     for (let i = 0; i < headers.length; i += OPENING) {
       const batch = await Promise.all(headers.slice(i, i + OPENING).map((h) => openSocket(url, h)));
       for (const ws of batch) {
         const index = this.sockets.push(ws) - 1;
         ws.on('message', (data) => this.#frame(index, data));
+        if (first !== undefined) ws.send(JSON.stringify(first));
       }
     }
   }
