@@ -7,39 +7,25 @@
  * racing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Group } from '../../modules/core/models/group.js';
 import { User } from '../../modules/core/models/user.js';
-import { Contact } from '../../modules/contacts/models/contact.js';
 import { ProjectTask } from '../../modules/project/models/project_task.js';
 import { Message } from '../../modules/messaging/models/message.js';
 import { PushOutbox } from '../../modules/messaging/models/push_outbox.js';
 import { PushSubscription } from '../../modules/messaging/models/push_subscription.js';
 import { addFollowers } from '../../modules/messaging/thread/follow.js';
 import { assertPushEndpoint } from '../../modules/messaging/push/endpoint-guard.js';
-import { openSession } from '../../src/auth/sessions.js';
 import { RecurringJobs } from '../../src/platform/recurring-jobs.js';
 import { currentEnv } from '../../src/orm/env.js';
 import { sql } from '../../src/db/sql-fragment.js';
 import { PushEndpoint, type TestSubscription } from '../support/push-endpoint.js';
+import { messagingPerson, type MessagingPerson } from '../support/messaging-person.js';
 import { testDatabase, type TestDatabase } from '../support/test-database.js';
 
 let t: TestDatabase;
 let push: PushEndpoint;
 
-interface Person {
-  uid: number;
-  contact: number;
-  token: string;
-}
-
-async function person(name: string): Promise<Person> {
-  return t.run(async () => {
-    const groups = await Group.query({ identifier__in: ['core.group_user', 'project.group_project_user'] }).ids();
-    const user = await User.create({ name, email: `${name.toLowerCase().replace(/\W/g, '')}@push.test`, groups });
-    const contact = (await Contact.query({ user: user.id }).first())!.id;
-    return { uid: user.id, contact, token: (await openSession(user.id, { dbName: t.name, secret: t.platform.secret, sessionHours: 8 })).access_token };
-  });
-}
+type Person = MessagingPerson;
+const person = (name: string): Promise<Person> => messagingPerson(t, name);
 
 const as = (p: Person) => ({ authorization: `Bearer ${p.token}` });
 const subscribe = (p: Person, subscription: unknown) => t.api('POST', '/api/push/subscribe', { subscription }, as(p));
