@@ -57,6 +57,9 @@ describe('My profile: notifications', () => {
 
     // Back on realtime (saved in this page): the next message is a toast again.
     const group2 = page.getByRole('radiogroup', { name: 'Notification preference' });
+    // The saved choice is shown once read, and nothing is checked before it is.
+    await expect.poll(() => group2.getByLabel('Only in the inbox').isChecked()).toBe(true);
+    expect(await group2.getByLabel('In the app and as push notifications').isChecked()).toBe(false);
     await group2.getByLabel('In the app and as push notifications').check();
     await page.getByRole('button', { name: 'Save notification preference' }).click();
     await expect.poll(() => preferenceOf(w.admin.uid)).toBe('realtime');

@@ -22,7 +22,9 @@ const CHOICES = /** @type {const} */ ([
 export function NotificationSettings({ userId }) {
   const base = `ff-notify-${useId().replace(/[^A-Za-z0-9_-]/g, '')}`;
   const [saved, setSaved] = useState(/** @type {string | null | undefined} */ (undefined));
-  const [value, setValue] = useState('realtime');
+  // Nothing is checked until the saved choice is read: a default shown first would be a claim
+  // the page cannot yet make (and a click on it would be lost when the answer lands).
+  const [value, setValue] = useState(/** @type {string | null} */ (null));
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState(/** @type {string | null} */ (null));
 
