@@ -13,6 +13,9 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    // expect.poll waits for what a browser or another process does; 1 s (vitest's default) is
+    // exceeded on a loaded two-core CI machine, where a form takes longer to open.
+    expect: { poll: { timeout: 10_000 } },
     globalSetup: ['test/global-setup.ts'],
   },
 });

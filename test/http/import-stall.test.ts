@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForChild } from '../support/child-output.js';
 import { collect, handmadeWorkbook } from '../support/handmade-xlsx.js';
+import { startHealthProbe } from '../support/health-probe.js';
 import { freePort } from '../support/redis-server.js';
 import { TEST_DATABASE_URL } from '../support/services.js';
 import { testDatabase, type TestDatabase } from '../support/test-database.js';
@@ -75,31 +76,17 @@ interface Answer {
 }
 
 /**
- * Sends `request` while asking `/health` every 100 ms (each probe on its own, due at its slot on
- * the schedule, whether or not the previous one has answered).
+ * Sends `request` while another process asks `/health` every 100 ms (each probe due at its slot
+ * on the schedule, whether or not the previous one has answered): the test process's own pauses
+ * (a 90 MB body in its heap) are not the server's.
  */
 async function withHealthProbes(request: () => Promise<Response>): Promise<Answer> {
-  const latencies: Promise<number>[] = [];
+  const probe = await startHealthProbe(base, PROBE_EVERY_MS);
   const start = performance.now();
-  let stop = false;
-  const probing = (async () => {
-    for (let k = 0; !stop; k++) {
-      const due = start + k * PROBE_EVERY_MS;
-      const wait = due - performance.now();
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-      latencies.push(fetch(`${base}/health`).then(async (res) => {
-        expect(res.status).toBe(200);
-        await res.arrayBuffer();
-        return performance.now() - due;
-      }));
-    }
-  })();
   const res = await request();
   const text = await res.text();
   const ms = performance.now() - start;
-  stop = true;
-  await probing;
-  const all = await Promise.all(latencies);
+  const all = await probe.stop();
   let body: unknown = text;
   try {
     body = JSON.parse(text);
@@ -115,7 +102,8 @@ function previewOf(filename: string, content: Buffer | string): () => Promise<Re
   };
 }
 
-function importOf(body: string): () => Promise<Response> {
+function importOf(json: string): () => Promise<Response> {
+  const body = Buffer.from(json); // encoded before the probes start: the client's work is not the server's
   return () => fetch(`${base}/api/import/ProjectTask`, { method: 'POST', headers: headers({ 'content-type': 'application/json' }), body });
 }
 

@@ -81,13 +81,13 @@ describe('the realtime socket in the web client', () => {
     const id = res.json().id as number;
     const g = await livePage(`action=contacts.action_contacts&view=form&id=${id}`);
     const watchers = () => served.app.realtime.watchersOf(t.name, 'Contact', id);
-    await expect.poll(() => watchers().size).toBe(1);
+    await expect.poll(() => watchers().size, { timeout: 10_000 }).toBe(1);
     // The server side goes away (as on a worker restart): close the page's socket from the hub.
     const dropped = Date.now();
     for (const client of watchers()) client.close(1012, 'Service restart');
     await expect.poll(() => g.hellos(), { timeout: 5_000 }).toBe(2);
     expect(Date.now() - dropped).toBeLessThan(2_500); // first step: 0.5–1 s
-    await expect.poll(() => watchers().size).toBe(1);
+    await expect.poll(() => watchers().size, { timeout: 10_000 }).toBe(1);
     expect(g.sent.filter((f) => f.type === 'watch')).toEqual([
       { type: 'watch', data: { model: 'Contact', id } },
       { type: 'watch', data: { model: 'Contact', id } },
