@@ -113,6 +113,24 @@ describe('order_by', () => {
     });
   });
 
+  it('ordering by `<many2one>__id` orders by the foreign key itself, without a join', async () => {
+    const { zulu, alpha, project } = await t.run(() => seed());
+    expect(zulu.id).toBeLessThan(alpha.id as number);
+    const { statements } = await t.countStatements(() => t.run(async () => {
+      // The key: bravo (Alpha, the higher id) first, then Zulu's two by name; delta's NULL first in DESC.
+      expect(names(await Task().query({ project: project.id }).order_by('stage__id DESC', 'name ASC').all()))
+        .toEqual(['delta', 'bravo', 'alpha', 'charlie']);
+      expect(names(await Task().query({ project: project.id }).order_by('stage.id ASC NULLS FIRST', 'name DESC').all()))
+        .toEqual(['delta', 'charlie', 'alpha', 'bravo']);
+    }));
+    const selects = statements.filter((s) => /ORDER BY/i.test(s));
+    expect(selects).toHaveLength(2);
+    for (const s of selects) {
+      expect(s).not.toMatch(/JOIN "project_stage"/i);
+      expect(s).toMatch(/ORDER BY "t\d+"\."stage_id" (DESC|ASC NULLS FIRST)/);
+    }
+  });
+
   it('an unknown field or a malformed entry is a QuerySyntaxError naming it', async () => {
     await expect(t.run(() => Task().query().order_by('nope ASC').all())).rejects.toThrow(/nope/);
     await expect(t.run(() => Task().query().order_by('nope ASC').all())).rejects.toBeInstanceOf(QuerySyntaxError);
