@@ -440,6 +440,21 @@ describe('declaration parameters', () => {
     });
   });
 
+  it('identifier: unique among the records that have one, an index without the empty ones that a lookup uses', async () => {
+    await t.run(async () => {
+      const [def] = await rows<{ indexdef: string }>(sql`SELECT indexdef FROM pg_indexes WHERE indexname = 'orm_all_types_identifier_uniq'`);
+      expect(def!.indexdef).toMatch(/UNIQUE INDEX .*\(identifier\) WHERE \(identifier IS NOT NULL\)/);
+      await AllTypes().create_many([{ name: 'no id 1' }, { name: 'no id 2' }]);
+      await AllTypes().create({ name: 'with id', identifier: 'orm.partial_identifier' });
+      await expect(AllTypes().create({ name: 'again', identifier: 'orm.partial_identifier' })).rejects.toThrow();
+    });
+    await t.run(async () => {
+      await rows(sql`SET LOCAL enable_seqscan = off`);
+      const plan = await rows<{ 'QUERY PLAN': string }>(sql`EXPLAIN SELECT id FROM orm_all_types WHERE identifier = ${'orm.partial_identifier'}`);
+      expect(plan.map((r) => r['QUERY PLAN']).join('\n')).toMatch(/orm_all_types_identifier_uniq/);
+    });
+  });
+
   it('currency_field, visible_setting, filter and precision appear in the field description', async () => {
     await t.run(async () => {
       const fields = currentEnv().registry.meta('OrmAllTypes').fields;
