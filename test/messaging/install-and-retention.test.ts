@@ -52,6 +52,32 @@ describe('installing messaging', () => {
     });
   });
 
+  it('gives the notified rows the indexes the feed needs and no redundant one; an upgrade drops those an older version made', async () => {
+    const indexes = () => t.run(async () => (await sql<{ name: string; def: string }>`SELECT indexname AS name, indexdef AS def FROM pg_indexes
+      WHERE tablename = 'fk_message_notified_contact' ORDER BY 1`.execute(currentEnv().work.trx)).rows);
+    const expected = [
+      'fk_message_notified_contact_contact_id_message_id_uniq', 'fk_message_notified_contact_identifier_uniq',
+      'fk_message_notified_contact_message_id_idx', 'fk_message_notified_contact_pkey', 'fk_message_notified_contact_read_date',
+      'fk_message_notified_contact_unread',
+    ];
+    expect((await indexes()).map((i) => i.name)).toEqual(expected);
+    // The unique index leads with the contact: it is the contact key's index and the feed's order.
+    expect((await indexes()).find((i) => i.name.endsWith('_uniq') && i.def.includes('contact_id'))!.def).toMatch(/\(contact_id, message_id\)/);
+    expect((await indexes()).find((i) => i.name.endsWith('_unread'))!.def).toMatch(/\(contact_id, message_id DESC\) INCLUDE \(model, document\) WHERE \(read IS NOT TRUE\)/);
+    // A database notified by an earlier version: its four superseded indexes go at the next upgrade.
+    await t.run(async () => {
+      for (const statement of [
+        sql`CREATE INDEX fk_message_notified_contact_feed ON fk_message_notified_contact (contact_id, message_id DESC)`,
+        sql`CREATE UNIQUE INDEX fk_message_notified_contact_message_id_contact_id_uniq ON fk_message_notified_contact (message_id, contact_id)`,
+        sql`CREATE INDEX fk_message_notified_contact_contact_id_idx ON fk_message_notified_contact (contact_id)`,
+        sql`CREATE INDEX fk_message_notified_contact_record ON fk_message_notified_contact (contact_id, model, document) WHERE read IS NOT TRUE`,
+      ]) await statement.execute(currentEnv().work.trx);
+    });
+    expect(await indexes()).toHaveLength(expected.length + 4);
+    await t.platform.install(t.name, { update: ['messaging'] });
+    expect((await indexes()).map((i) => i.name)).toEqual(expected);
+  });
+
   it('a sales order is a thread its salesperson (a User) follows', async () => {
     const customer = await t.run(async () => (await currentEnv().registry.meta('Contact').cls.create({ name: 'Thread customer' })).id);
     const res = await t.api('POST', '/api/create/SaleOrder', { customer, user: before[0] });

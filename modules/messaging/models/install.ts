@@ -7,8 +7,9 @@ import { ensureUserContacts } from '../thread/user-contacts.js';
  * At each install and upgrade of messaging: users who existed before it get their contact, and
  * the indexes the feed's queries need exist — partial and multi-column, which field declarations
  * do not express. With a million notified rows, the unread count reads only the caller's unread
- * rows (`…_unread`), the feed one page of the caller's rows (`…_feed`), and the retention sweep
- * only read rows (`…_read_date`). The database's Web Push key is generated the first time.
+ * rows (`…_unread`), the feed one page of the caller's rows (the unique
+ * `…_contact_id_message_id_uniq` of `_unique_together`), and the retention sweep only read rows
+ * (`…_read_date`). The database's Web Push key is generated the first time.
  */
 export const install = defineInstallHook(async () => {
   await ensureUserContacts();
@@ -20,9 +21,16 @@ export const install = defineInstallHook(async () => {
   const m = (name: string) => sql.id(message.fields.get(name)!.column!);
   const table = sql.table(junction.table);
   for (const statement of [
-    sql`CREATE INDEX IF NOT EXISTS ${sql.id(`${junction.table}_unread`)} ON ${table} (${j('contact')}, ${j('message')} DESC) WHERE ${j('read')} IS NOT TRUE`,
-    sql`CREATE INDEX IF NOT EXISTS ${sql.id(`${junction.table}_feed`)} ON ${table} (${j('contact')}, ${j('message')} DESC)`,
-    sql`CREATE INDEX IF NOT EXISTS ${sql.id(`${junction.table}_record`)} ON ${table} (${j('contact')}, ${j('model')}, ${j('document')}) WHERE ${j('read')} IS NOT TRUE`,
+    // The caller's unread rows, newest first, with their record: the count checks each row's
+    // record from the index alone, and marking a record's rows read finds them there.
+    sql`CREATE INDEX IF NOT EXISTS ${sql.id(`${junction.table}_unread`)} ON ${table} (${j('contact')}, ${j('message')} DESC)
+      INCLUDE (${j('model')}, ${j('document')}) WHERE ${j('read')} IS NOT TRUE`,
+    // Superseded by the unique (contact, message) index, which serves the feed page and the
+    // contact's key: each index is written for every notified row (a database from before keeps them).
+    sql`DROP INDEX IF EXISTS ${sql.id(`${junction.table}_feed`)}`,
+    sql`DROP INDEX IF EXISTS ${sql.id(`${junction.table}_message_id_contact_id_uniq`)}`,
+    sql`DROP INDEX IF EXISTS ${sql.id(`${junction.table}_contact_id_idx`)}`,
+    sql`DROP INDEX IF EXISTS ${sql.id(`${junction.table}_record`)}`, // `…_unread` includes the record
     sql`CREATE INDEX IF NOT EXISTS ${sql.id(`${junction.table}_read_date`)} ON ${table} (${j('read_date')}) WHERE ${j('read')}`,
     sql`CREATE INDEX IF NOT EXISTS ${sql.id(`${message.table}_thread`)} ON ${sql.table(message.table)} (${m('model')}, ${m('document')}, id DESC)`,
   ]) await statement.execute(work.trx);

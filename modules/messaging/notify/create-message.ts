@@ -38,9 +38,11 @@ export async function createMessage(options: CreateMessageOptions): Promise<Mode
     if (!record) throw new NotFound(`${model} ${document} does not exist`);
     const Message = registry.meta('Message').cls;
     const message = await Message.create({
-      model, document, content, message_type, author, record_name: String(record.display_name ?? '').slice(0, 255), mentions,
+      model, document, content, message_type, author, record_name: String(record.display_name ?? '').slice(0, 255),
+      // No mentions, no relation written: the INSERT's RETURNING is then the record, not re-read.
+      ...(mentions.length ? { mentions } : {}),
     });
-    if (send) await notifyRecordFollowers(message);
+    if (send) await notifyRecordFollowers(message, { fresh: true });
     return message;
   });
 }
