@@ -21,9 +21,11 @@ export interface FanOut {
   late: number;
   /** Posts of which some socket got no frame in time: `marker: missing`. */
   incomplete: string[];
+  /** Per post: when it was answered, its first and its last frame (ms from its send). */
+  posts: { requestMs: number; first: number; last: number }[];
 }
 
-export const emptyFanOut = (): FanOut => ({ latencies: [], missed: 0, requestMs: [], late: 0, incomplete: [] });
+export const emptyFanOut = (): FanOut => ({ latencies: [], missed: 0, requestMs: [], late: 0, incomplete: [], posts: [] });
 
 function openSocket(url: string, headers: Record<string, string>): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
@@ -97,6 +99,7 @@ export class FanOutProbe {
     this.#marker = null;
     this.#allIn = null;
     m.latencies.push(...this.#arrivals);
+    m.posts.push({ requestMs: m.requestMs.at(-1)!, first: Math.min(...this.#arrivals), last: Math.max(...this.#arrivals) });
     const missing = this.sockets.length - this.#seen.size;
     m.missed += missing;
     if (missing) m.incomplete.push(`${marker}: ${missing}`);
