@@ -88,7 +88,7 @@ describe('the form’s record-changed prompt', () => {
     const g = await formAt(`action=contacts.action_contacts&view=form&id=${id}`, 'Job title');
     const { page } = g;
     await expect.poll(() => watchers(id)).toBe(1);
-    expect(g.sent.filter((f) => f.type === 'watch')).toEqual([{ type: 'watch', data: { model: 'Contact', id } }]);
+    await expect.poll(() => g.sent.filter((f) => f.type === 'watch')).toEqual([{ type: 'watch', data: { model: 'Contact', id } }]);
 
     await writeElsewhere(id, { job_title: 'CTO', phone: '+47 555 0101' });
     await ping(id, ['job_title', 'phone']);
@@ -112,7 +112,8 @@ describe('the form’s record-changed prompt', () => {
     // Back to the list: the form lets go of its watch.
     await page.locator('.ff-form-trail').getByRole('button', { name: 'Contacts', exact: true }).click();
     await expect.poll(() => watchers(id)).toBe(0);
-    expect(g.sent.filter((f) => f.type === 'unwatch')).toEqual([{ type: 'unwatch', data: { model: 'Contact', id } }]);
+    // The browser's report of the frame it sent may come after the server has acted on it.
+    await expect.poll(() => g.sent.filter((f) => f.type === 'unwatch')).toEqual([{ type: 'unwatch', data: { model: 'Contact', id } }]);
     g.assertClean();
     await g.close();
   });
@@ -199,7 +200,7 @@ describe('the form’s record-changed prompt', () => {
     await page.getByRole('button', { name: 'Save' }).click();
     const id = await hashId(page);
     await expect.poll(() => watchers(id)).toBe(1);
-    expect(g.sent.filter((f) => f.type === 'watch')).toEqual([{ type: 'watch', data: { model: 'Contact', id } }]);
+    await expect.poll(() => g.sent.filter((f) => f.type === 'watch')).toEqual([{ type: 'watch', data: { model: 'Contact', id } }]);
     g.assertClean();
     await g.close();
   });

@@ -88,7 +88,7 @@ describe('the realtime socket in the web client', () => {
     await expect.poll(() => g.hellos(), { timeout: 5_000 }).toBe(2);
     expect(Date.now() - dropped).toBeLessThan(2_500); // first step: 0.5–1 s
     await expect.poll(() => watchers().size, { timeout: 10_000 }).toBe(1);
-    expect(g.sent.filter((f) => f.type === 'watch')).toEqual([
+    await expect.poll(() => g.sent.filter((f) => f.type === 'watch')).toEqual([
       { type: 'watch', data: { model: 'Contact', id } },
       { type: 'watch', data: { model: 'Contact', id } },
     ]);

@@ -2,11 +2,13 @@
  * The web client's service worker (`/web/sw.js`, issue 27 item 5) in Debian's Chromium: a push
  * delivered to it (through the DevTools protocol's `ServiceWorker.deliverPushMessage`, as a push
  * service would) shows a notification with the author as title, the body, and the record's URL
- * its click opens; a push that is not JSON still shows its text.
+ * its click opens; a push that is not JSON still shows its text; a click on a notification (the
+ * `notificationclick` event the browser would dispatch, handed to the worker) closes it and
+ * navigates the open tab to the record's form.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { guardedPage, launchBrowser, serveApp, type GuardedPage, type ServedApp } from '../support/browser.js';
+import { guardedPage, launchBrowser, serveApp, signInContext, type GuardedPage, type ServedApp } from '../support/browser.js';
 import { testDatabase, type TestDatabase } from '../support/test-database.js';
 
 let t: TestDatabase;
@@ -65,5 +67,34 @@ describe('/web/sw.js', () => {
     await expect.poll(async () => (await shown()).map((n) => n.body), { timeout: 5_000 }).toContain('plain words');
     expect((await shown()).find((n) => n.body === 'plain words')).toMatchObject({ title: 'FieldForge', data: { url: '/web' } });
     g.assertClean();
+  });
+
+  it('a click on the notification closes it and opens the record in the tab of the client that is open', async () => {
+    const { page, context } = g;
+    const created = await t.api('POST', '/api/create/Company', { name: 'Clicked Carla Ltd' });
+    expect(created.statusCode, created.body).toBe(200);
+    const company = created.json().id as number;
+    await signInContext(t, served, context, 'admin@example.com', 'admin-password-for-tests');
+    await page.goto('/web/theme.css');
+    await page.evaluate(async () => {
+      await navigator.serviceWorker.register('/web/sw.js', { scope: '/web/' });
+      await navigator.serviceWorker.ready;
+    });
+    // The worker claims the tab on activation: the click's handler finds it among its clients.
+    await expect.poll(() => page.evaluate(() => navigator.serviceWorker.controller !== null)).toBe(true);
+    const worker = context.serviceWorkers().find((w) => w.url().endsWith('/web/sw.js')) ?? await context.waitForEvent('serviceworker');
+    // Headless Chromium has no notification to click: the worker is handed the click event the
+    // browser would dispatch, on a notification it really shows.
+    const left = await worker.evaluate(async (url) => {
+      const scope = self as unknown as { registration: ServiceWorkerRegistration; dispatchEvent(e: Event): boolean };
+      await scope.registration.showNotification('Ann Pusher', { body: 'Look at Carla Ltd', tag: 'click-me', data: { url } });
+      const [shownOne] = await scope.registration.getNotifications({ tag: 'click-me' });
+      const NotificationEventOf = (self as unknown as { NotificationEvent: new (type: string, init: { notification: Notification }) => Event }).NotificationEvent;
+      scope.dispatchEvent(new NotificationEventOf('notificationclick', { notification: shownOne! }));
+      return (await scope.registration.getNotifications({ tag: 'click-me' })).length;
+    }, `/web#model=Company&id=${company}`);
+    expect(left).toBe(0);
+    await page.waitForURL((u) => u.pathname === '/web' && /action=/.test(u.hash) && u.hash.includes(`id=${company}`), { timeout: 10_000 });
+    await expect.poll(() => page.getByRole('textbox', { name: 'Name' }).first().inputValue()).toBe('Clicked Carla Ltd');
   });
 });
