@@ -488,7 +488,7 @@ const ENDPOINTS: Endpoint[] = [
     withoutRight: { status: 200, check: (body) => expect((body as { entries: string[] }).entries).toContain('/web/modules/project/index.js') },
     underRule: { status: 200, check: (body) => expect((body as { entries: string[] }).entries).toContain('/web/modules/project/index.js') },
     async control(res) {
-      expect(res.json()).toEqual({ entries: expect.arrayContaining(['/web/modules/project/index.js']) });
+      expect(res.json()).toEqual({ entries: expect.arrayContaining(['/web/modules/project/index.js']), modules: expect.arrayContaining(['core', 'messaging', 'project']) });
     },
   },
   {

@@ -20,13 +20,14 @@ afterAll(async () => {
 });
 
 describe('GET /api/web-modules', () => {
-  it('lists the web entry of each installed module that has one, and nothing in a database without one', async () => {
+  it('lists the web entry of each installed module that has one (nothing in a database without one), and the installed modules', async () => {
     const res = await full.api('GET', '/api/web-modules');
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json()).toEqual({ entries: ['/web/modules/project/index.js'] });
+    expect(res.json()).toEqual({ entries: ['/web/modules/project/index.js'], modules: expect.arrayContaining(['core', 'contacts', 'messaging', 'project']) });
+    expect(res.json().modules.indexOf('core')).toBe(0); // dependency order
     expect(res.headers['cache-control']).toBe('no-store');
     const none = await core.api('GET', '/api/web-modules');
-    expect(none.json()).toEqual({ entries: [] });
+    expect(none.json()).toEqual({ entries: [], modules: ['core'] });
   });
 
   it('answers 401 without a credential', async () => {

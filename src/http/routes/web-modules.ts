@@ -3,10 +3,12 @@
  * `GET /web/modules/<identifier>/<path>` as the client's own are (`asset-folder.ts`), and the
  * entries the web client loads at start, after its core widgets are registered:
  *
- *   GET /api/web-modules → {entries: ['/web/modules/project/index.js', …]}
+ *   GET /api/web-modules → {entries: ['/web/modules/project/index.js', …], modules: ['core', …]}
  *
  * one `web/index.js` per module installed in the caller's database that has one, in the
- * modules' dependency order (a module's widgets may build on those of the modules it depends on).
+ * modules' dependency order (a module's widgets may build on those of the modules it depends on),
+ * and every installed module (the client draws the bell only where messaging is: asking a
+ * database without it for its unread count would be a 404 on every page).
  * The files are static code like the client's, served for any module of the catalog; only the
  * list depends on the database.
  */
@@ -39,7 +41,7 @@ export function registerWebModuleRoutes(app: FastifyInstance, catalog: ModuleCat
       if (module && (await isFile(join(module.dir, 'web', WEB_MODULE_ENTRY)))) entries.push(`/web/modules/${identifier}/${WEB_MODULE_ENTRY}`);
     }
     void reply.header('Cache-Control', 'no-store');
-    return { entries };
+    return { entries, modules: [...req.ff!.registry.modules] };
   });
 }
 

@@ -3,11 +3,13 @@
  * /api/activity-stream/unread-count`, bumped at once by each `activity_update` of kind `message`
  * (a message seen twice — a re-pushed duplicate — counts once), and read again from the server
  * shortly after each bump, after each mark-as-read and on every socket (re)connect, so the badge
- * always ends on the server's count and never drifts. A database without the messaging module
- * answers 404: the bell is then not shown at all.
+ * always ends on the server's count and never drifts. In a database without the messaging module
+ * nothing is asked and the bell is not shown at all (were the list of modules unreadable, the
+ * count's own 404 says the same).
  */
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api } from '../api.js';
+import { installedModules } from '../module-assets.js';
 import { onActivity, onRealtimeStatus } from '../realtime/socket.js';
 
 /** How soon after a bump the server's count is read, to settle on the exact figure. */
@@ -56,10 +58,18 @@ export async function refreshUnreadCount() {
 export function followUnreadCount() {
   if (started) return;
   started = true;
-  void refreshUnreadCount();
+  const installed = installedModules().then((modules) => !modules || modules.includes('messaging'));
+  void installed.then((here) => {
+    if (here) void refreshUnreadCount();
+    else set({ available: false, count: 0 });
+  });
   onRealtimeStatus((up) => {
     // A reconnect may have missed frames: the server's figure, not the sum of the ones seen.
-    if (up && state.available !== false) void refreshUnreadCount();
+    if (up) {
+      void installed.then((here) => {
+        if (here && state.available !== false) void refreshUnreadCount();
+      });
+    }
   });
   onActivity('message', (data) => {
     const id = Number(data.message_id);
