@@ -6,6 +6,7 @@
  * statement-level triggers (`db/counter-triggers.ts`).
  */
 import type { SqlExecutor } from '../db/sql-executor.js';
+import { sql, type SqlFragment } from '../db/sql-fragment.js';
 import type { ManyToManyField } from '../orm/fields/relational-fields.js';
 import type { Registry } from '../orm/registry.js';
 import { planCounterTriggers, type Counter, type TriggerPlan } from '../db/counter-triggers.js';
@@ -34,3 +35,10 @@ function securityVersion(registry: Registry): Counter {
 export function planSecurityTriggers(db: SqlExecutor, registry: Registry, created: ReadonlySet<string>): Promise<TriggerPlan> {
   return planCounterTriggers(db, securityVersion(registry), created);
 }
+
+/**
+ * The security version as the current statement sees it (the transaction's own changes included),
+ * as a scalar subquery to put in a statement that runs anyway: what was derived at the version a
+ * unit of work started at still holds if this is the same.
+ */
+export const SECURITY_VERSION_NOW: SqlFragment = sql`(SELECT security_version FROM ff_state WHERE id = 1)`;

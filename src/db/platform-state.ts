@@ -9,6 +9,7 @@ import type { SqlExecutor } from './sql-executor.js';
 export interface PlatformState {
   installing: boolean;
   registryVersion: number;
+  securityVersion: number;
 }
 
 /**
@@ -42,9 +43,9 @@ export async function ensurePlatformState(db: SqlExecutor): Promise<void> {
 }
 
 export async function readPlatformState(db: SqlExecutor): Promise<PlatformState> {
-  const { rows } = await sql<{ installing: boolean; registry_version: number }>`
-    SELECT installing, registry_version FROM ff_state WHERE id = 1`.execute(db);
-  return { installing: rows[0]?.installing ?? false, registryVersion: rows[0]?.registry_version ?? 0 };
+  const { rows } = await sql<{ installing: boolean; registry_version: number; security_version: number }>`
+    SELECT installing, registry_version, security_version FROM ff_state WHERE id = 1`.execute(db);
+  return { installing: rows[0]?.installing ?? false, registryVersion: rows[0]?.registry_version ?? 0, securityVersion: rows[0]?.security_version ?? 0 };
 }
 
 /** Committed on its own (outside the install transaction) so other workers see it at once. */

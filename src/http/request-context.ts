@@ -53,6 +53,8 @@ export interface RequestContext {
   keyHash: string | null;
   /** Set when the credential is remembered: the database has yet to confirm it. */
   guard: RequestGuard | null;
+  /** The security version the credential and `access` were read at (confirmed by `guard` when set). */
+  securityVersion: number;
   /** Resolves the credential again from the database (after the guard refused). */
   resolveAgain: () => Promise<RequestContext>;
 }
@@ -133,7 +135,7 @@ export function apiContextHook(platform: Platform, selector: DatabaseSelector) {
       }
       return {
         dbName, db, registry, files: platform.files, bus: platform.bus, changeFeed: platform.changeFeed, uid, companyId, access, principal: state.principal, keyHash, guard: null,
-        resolveAgain: resolve,
+        securityVersion: state.securityVersion, resolveAgain: resolve,
       };
     };
 
@@ -144,7 +146,7 @@ export function apiContextHook(platform: Platform, selector: DatabaseSelector) {
       req.ff = {
         dbName, db, registry: await registry, files: platform.files, bus: platform.bus, changeFeed: platform.changeFeed, uid: principal.uid, companyId: principal.companyId,
         access: known.access, principal, keyHash,
-        guard: credentialGuard(known.versions),
+        guard: credentialGuard(known.versions), securityVersion: known.versions.securityVersion,
         resolveAgain: () => {
           remembered.delete(dbName, rememberAs);
           return resolve();
@@ -159,7 +161,7 @@ export function apiContextHook(platform: Platform, selector: DatabaseSelector) {
 function envOptions(ctx: RequestContext): TransactionOptions {
   return {
     uid: ctx.uid, companyId: ctx.companyId, companyIds: [...ctx.access.companyIds], access: compileAccessPolicy(ctx.access), guard: ctx.guard, files: ctx.files, bus: ctx.bus,
-    changeFeed: ctx.changeFeed, sessionId: editingSession(ctx.principal),
+    changeFeed: ctx.changeFeed, sessionId: editingSession(ctx.principal), securityVersion: ctx.securityVersion,
   };
 }
 

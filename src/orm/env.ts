@@ -31,6 +31,13 @@ export interface Env {
   readonly access: AccessPolicy | null;
   /** The acting session (a person's request); null for an API key or the platform. */
   readonly sessionId: number | null;
+  /**
+   * The security version (`ff_state`, moved by every change to who may do what) the unit of work
+   * started at — a request's credential and profile were read at it, `Platform.run` reads it —
+   * or null when not known. What is derived from memberships and grants may be kept per version
+   * (messaging's recipients' profiles).
+   */
+  readonly securityVersion: number | null;
   /** The transaction, its savepoints, after-commit jobs, pending assignments and record changes. */
   readonly work: UnitOfWork;
   /** What the unit of work reaches above the ORM: bus, file storage, change feed, request guard. */

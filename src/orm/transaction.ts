@@ -29,6 +29,7 @@ export function makeEnv(db: TenantDatabase, registry: Registry, trx: SqlExecutor
     su: options.su ?? false,
     access: options.access ?? null,
     sessionId: options.sessionId ?? null,
+    securityVersion: options.securityVersion ?? null,
     work: new UnitOfWork(trx, flushPending, RECORD_WRITES),
     ports: { bus: options.bus ?? null, files: options.files ?? null, changeFeed: options.changeFeed ?? null, guard: options.guard ?? null },
   };
@@ -47,6 +48,7 @@ export interface TransactionOptions {
   bus?: BusPort | null;
   changeFeed?: RecordChangeFeed | null;
   sessionId?: number | null;
+  securityVersion?: number | null;
 }
 
 /**

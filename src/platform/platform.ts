@@ -145,8 +145,11 @@ export class Platform {
   /** Runs `fn` as one unit of work in database `name` (elevated unless a user is given). */
   async run<T>(name: string, options: TransactionOptions, fn: () => Promise<T>): Promise<T> {
     const db = await this.database(name);
-    const registry = await this.registry(name);
-    return transaction(db, registry, { su: options.uid === undefined, files: this.files, bus: this.bus, changeFeed: this.changeFeed, ...options }, fn);
+    const state = await readPlatformState(db.executor);
+    const registry = await this.registry(name, state.registryVersion);
+    return transaction(db, registry, {
+      su: options.uid === undefined, files: this.files, bus: this.bus, changeFeed: this.changeFeed, securityVersion: state.securityVersion, ...options,
+    }, fn);
   }
 
   forget(name: string): void {

@@ -40,18 +40,25 @@ async function taskFollowedBy(n: number): Promise<number> {
 
 describe('message to N followers', () => {
   it('costs the same number of statements for 1, 100 and 1,000 followers, and links every one', async () => {
-    const counts: number[] = [];
+    const first: number[] = [];
+    const kept: number[] = [];
     for (const n of [1, 100, 1000]) {
       const id = await taskFollowedBy(n);
-      let messageId = 0;
-      const { count, statements } = await t.countStatements(() => t.run(async () => {
-        messageId = (await Message.create_message({ model: 'ProjectTask', document: id, content: `<p>To ${n}</p>`, author })).id;
-      }));
-      counts.push(count);
-      const linked = await t.run(() => FkMessageNotifiedContact.query({ message: messageId, read: false }).with_archived().count());
-      expect(linked, statements.join('\n')).toBe(n);
+      for (const into of [first, kept]) {
+        let messageId = 0;
+        const { count, statements } = await t.countStatements(() => t.run(async () => {
+          messageId = (await Message.create_message({ model: 'ProjectTask', document: id, content: `<p>To ${n}</p>`, author })).id;
+        }));
+        into.push(count);
+        const linked = await t.run(() => FkMessageNotifiedContact.query({ message: messageId, read: false }).with_archived().count());
+        expect(linked, statements.join('\n')).toBe(n);
+      }
     }
-    expect(counts[1]).toBe(counts[0]);
-    expect(counts[2]).toBe(counts[0]);
+    // Once the recipients' memberships and profile are kept (recipient-profiles.ts), a post costs
+    // the same whoever the audience; a first post to new people reads their memberships in one
+    // statement more, and a new profile's grants in one more.
+    expect(kept).toEqual([kept[0], kept[0], kept[0]]);
+    for (const k of [0, 1, 2]) expect(first[k]! - kept[k]!).toBeGreaterThanOrEqual(1);
+    for (const k of [0, 1, 2]) expect(first[k]! - kept[k]!).toBeLessThanOrEqual(2);
   }, 60_000);
 });

@@ -3,7 +3,10 @@
  * worker: followers get `activity_update` `message` with the notification payload; a viewer of the
  * record who does not follow it gets `record_message`; an `inbox` follower gets the feed row and no
  * frame; a follower who can no longer read the record is neither told nor counted, and "mark all"
- * marks its hidden rows; a rolled-back message tells nobody.
+ * marks its hidden rows; a rolled-back message tells nobody. The recipients' access, kept per
+ * security version between posts, is read again as soon as access changes: in another unit of
+ * work, in the posting one itself, and never kept from a unit of work that changed it and rolled
+ * back.
  */
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -127,6 +130,72 @@ describe('live notifications', () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(activity(louS, 'message')).toEqual([]);
     louS.close();
+  });
+
+  it('posts over HTTP read the recipients\' access once per security version: losing the right is seen by the very next post', async () => {
+    const kim = await person('Kim Kept');
+    const id = await taskFollowedBy(ann, kim);
+    const kimS = await open(kim);
+    const post = async (content: string) => {
+      const res = await call(ann, 'POST', '/api/execute/ProjectTask/message_post', { ids: [id], request_body: { inputs: { content } } });
+      expect(res.statusCode, res.body).toBe(200);
+    };
+    await post('<p>First, seen</p>');
+    await kimS.until(() => activity(kimS, 'message').length === 1, 5_000, 'kim told');
+    // Kept from the first post: the second reads neither memberships nor grants again.
+    const again = await t.countStatements(() => post('<p>Second, seen</p>'));
+    await kimS.until(() => activity(kimS, 'message').length === 2, 5_000, 'kim told again');
+    expect(again.statements.filter((s) => /user_groups_rel|"model_access"/.test(s))).toEqual([]);
+    // Kim leaves the project's group (the security version moves): the next post knows at once.
+    await t.run(async () => {
+      const projectUser = await Group.query({ identifier: 'project.group_project_user' }).ids();
+      const [row] = await User.query({ id: kim.uid }).read(['groups']);
+      await User.query({ id: kim.uid }).update({ groups: (row!.groups as { id: number }[]).map((g) => g.id).filter((g) => !projectUser.includes(g)) });
+    });
+    await post('<p>Third, hidden</p>');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(activity(kimS, 'message').map((m) => m.body)).toEqual(['First, seen', 'Second, seen']);
+    kimS.close();
+  });
+
+  it('a unit of work that takes a follower\'s right away and then posts does not tell them, though an earlier post was kept', async () => {
+    const joe = await person('Joe Kept');
+    const id = await taskFollowedBy(ann, joe);
+    const joeS = await open(joe);
+    await t.run(() => Message.create_message({ model: 'ProjectTask', document: id, content: 'Before', author: ann.contact }));
+    await joeS.until(() => activity(joeS, 'message').length === 1, 5_000, 'joe told');
+    await t.run(async () => {
+      const projectUser = await Group.query({ identifier: 'project.group_project_user' }).ids();
+      const [row] = await User.query({ id: joe.uid }).read(['groups']);
+      await User.query({ id: joe.uid }).update({ groups: (row!.groups as { id: number }[]).map((g) => g.id).filter((g) => !projectUser.includes(g)) });
+      await Message.create_message({ model: 'ProjectTask', document: id, content: 'After, in the same transaction', author: ann.contact });
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(activity(joeS, 'message').map((m) => m.body)).toEqual(['Before']);
+    joeS.close();
+  });
+
+  it('what a unit of work that changed access and rolled back saw is not kept for the version another change then makes', async () => {
+    const [max, other] = await Promise.all([person('Max Kept'), person('Oli Other')]);
+    const id = await taskFollowedBy(ann, max);
+    const maxS = await open(max);
+    const projectUser = await t.run(() => Group.query({ identifier: 'project.group_project_user' }).ids());
+    const withoutProject = async (p: Person) => {
+      const [row] = await User.query({ id: p.uid }).read(['groups']);
+      await User.query({ id: p.uid }).update({ groups: (row!.groups as { id: number }[]).map((g) => g.id).filter((g) => !projectUser.includes(g)) });
+    };
+    // Max loses the project in a unit of work that posts, then rolls back: Max keeps his right.
+    await expect(t.run(async () => {
+      await withoutProject(max);
+      await Message.create_message({ model: 'ProjectTask', document: id, content: 'Never sent', author: ann.contact });
+      throw new Error('rolled back');
+    })).rejects.toThrow('rolled back');
+    // Another change moves the security version to the number the rolled-back one had seen.
+    await t.run(() => withoutProject(other));
+    await t.run(() => Message.create_message({ model: 'ProjectTask', document: id, content: 'Max may read this', author: ann.contact }));
+    await maxS.until(() => activity(maxS, 'message').length === 1, 5_000, 'max told');
+    expect(activity(maxS, 'message').map((m) => m.body)).toEqual(['Max may read this']);
+    maxS.close();
   });
 
   it('a message whose unit of work rolls back tells nobody and leaves no row', async () => {
