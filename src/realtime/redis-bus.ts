@@ -66,10 +66,14 @@ export class RedisBus implements Bus {
     const subscription = { listener, wants };
     this.#subscriptions.add(subscription);
     if (!this.#subscriber) {
-      const subscriber = this.#commands.duplicate({ lazyConnect: false, maxRetriesPerRequest: null });
+      // Subscribed on every (re)connection by us, not by ioredis's autoResubscribe, whose SUBSCRIBE
+      // promise nobody holds: a connection closed before its reply was an unhandled rejection.
+      const subscriber = this.#commands.duplicate({ lazyConnect: false, maxRetriesPerRequest: null, autoResubscribe: false });
       subscriber.on('error', (err) => this.#log('Redis subscriber', err));
       subscriber.on('message', (_channel: string, payload: string) => this.#receive(payload));
-      subscriber.subscribe(this.#channel).catch((err: unknown) => this.#log('Realtime subscribe', err));
+      subscriber.on('ready', () => {
+        subscriber.subscribe(this.#channel).catch((err: unknown) => this.#log('Realtime subscribe', err));
+      });
       this.#subscriber = subscriber;
     }
     return () => this.#subscriptions.delete(subscription);
