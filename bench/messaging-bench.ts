@@ -45,7 +45,7 @@
  * Environment: BENCH_DATABASE_URL (else DATABASE_URL, else the local server), BENCH_CASES
  * (default a,b,c,d), BENCH_FOLLOWERS (1,000), BENCH_ROUNDS (5), BENCH_WRITES (posts per round of
  * (b), 10), BENCH_ROWS (1,000,000), BENCH_PUSHES (2,000), BENCH_KEEP=1 (keep the database),
- * BENCH_TRACE=1 (to stderr: the statements of one post of (a), the statements of (c) with their
+ * BENCH_WARM (posts of (b) to each side before the measured ones, 10), BENCH_TRACE=1 (to stderr: the statements of one post of (a), the statements of (c) with their
  * parameters and plans). Not a test: it prints figures and never fails CI.
  */
 import { randomBytes } from 'node:crypto';
@@ -89,7 +89,7 @@ const PUSH_PARALLELISM = 16;
 /** The web client's heartbeat (web/client/realtime/socket.js). */
 const HEARTBEAT_MS = 20_000;
 /** Posts of (b) to each side before the measured ones. */
-const WARM_POSTS = 10;
+const WARM_POSTS = Math.max(0, Number(process.env.BENCH_WARM ?? 10));
 const OPENING_NOTE = '100 upgrades at a time, each waiting for its hello';
 
 const log = (msg: string) => process.stderr.write(`${msg}\n`);
