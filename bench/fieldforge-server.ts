@@ -11,7 +11,9 @@
  * - `POST /__heap`: writes a V8 heap snapshot to the temporary directory and answers its path
  *   (what a socket retains, `realtime-bench.ts`);
  * - `POST /__prof/start`, `POST /__prof/stop`: a V8 CPU profile of the time in between (in-process
- *   inspector), returned as JSON.
+ *   inspector), returned as JSON;
+ * - with BENCH_SLOW_MS, each `/api/` request slower than that reported on stderr: its statements'
+ *   times and the garbage collections meanwhile.
  *
  * `BENCH_REALTIME=off` builds the platform as usual and then takes its record-changed feed away
  * (`platform.changeFeed = null`, as `ui-effect`'s read-only work runs): the write path then does
@@ -60,6 +62,40 @@ app.addHook('onRequest', (req, _reply, done) => {
   if (req.url.startsWith('/api/')) served++;
   done();
 });
+// BENCH_SLOW_MS: each /api/ request slower than that is reported on stderr with what its time went
+// to — its statements (as the database listener times them) and the garbage collections meanwhile.
+const slowMs = Number(process.env.BENCH_SLOW_MS ?? 0);
+if (slowMs > 0) {
+  const { PerformanceObserver, performance } = await import('node:perf_hooks');
+  const gcs: { start: number; ms: number }[] = [];
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) gcs.push({ start: e.startTime, ms: e.duration });
+    if (gcs.length > 1_000) gcs.splice(0, gcs.length - 1_000);
+  }).observe({ entryTypes: ['gc'] });
+  const database = await platform.database(dbName);
+  const timed = new WeakMap<object, { at: number; statements: string[]; off: () => void }>();
+  app.addHook('onRequest', (req, _reply, done) => {
+    if (req.url.startsWith('/api/')) {
+      const statements: string[] = [];
+      const off = database.onStatement((sql, detail) => statements.push(`${(detail?.durationMs ?? NaN).toFixed(1)} ${sql.replace(/\s+/g, ' ').slice(0, 50)}`));
+      timed.set(req, { at: performance.now(), statements, off });
+    }
+    done();
+  });
+  app.addHook('onResponse', (req, _reply, done) => {
+    const t = timed.get(req);
+    if (t) {
+      t.off();
+      const ms = performance.now() - t.at;
+      if (ms > slowMs) {
+        const gc = gcs.filter((g) => g.start >= t.at).reduce((sum, g) => sum + g.ms, 0);
+        process.stderr.write(`slow ${req.url} ${ms.toFixed(1)} ms, gc ${gc.toFixed(1)} ms, statements: ${t.statements.join(' | ')}\n`);
+      }
+    }
+    done();
+  });
+}
+
 app.get('/__cpu', async () => {
   const db = await platform.database(dbName);
   return { ...process.cpuUsage(), statements: db.statementCount, served };
