@@ -5,34 +5,20 @@
  * API of spec §6.5 does what it says.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Group } from '../../modules/core/models/group.js';
 import { User } from '../../modules/core/models/user.js';
 import { Contact } from '../../modules/contacts/models/contact.js';
 import { ProjectTask } from '../../modules/project/models/project_task.js';
 import { Message } from '../../modules/messaging/models/message.js';
 import { Followers } from '../../modules/messaging/models/followers.js';
 import { FkMessageNotifiedContact } from '../../modules/messaging/models/fk_message_notified_contact.js';
-import { openSession } from '../../src/auth/sessions.js';
 import { currentEnv } from '../../src/orm/env.js';
+import { messagingPerson, type MessagingPerson } from '../support/messaging-person.js';
 import { testDatabase, type TestDatabase } from '../support/test-database.js';
 
 let t: TestDatabase;
 
-interface Person {
-  uid: number;
-  contact: number;
-  token: string;
-}
-
-async function person(name: string, groupIds = ['core.group_user', 'project.group_project_user']): Promise<Person> {
-  return t.run(async () => {
-    const groups = await Group.query({ identifier__in: groupIds }).ids();
-    const user = await User.create({ name, email: `${name.toLowerCase().replace(/\W/g, '')}@example.test`, password: 'chatter-pass-4242', groups });
-    const contact = await Contact.query({ user: user.id }).with_archived().first();
-    const token = (await openSession(user.id, { dbName: t.name, secret: t.platform.secret, sessionHours: 8 })).access_token;
-    return { uid: user.id, contact: contact!.id, token };
-  });
-}
+type Person = MessagingPerson;
+const person = (name: string, groupIds?: readonly string[]): Promise<Person> => messagingPerson(t, name, groupIds);
 
 const as = (p: Person | null): Record<string, string> => (p ? { authorization: `Bearer ${p.token}` } : {});
 

@@ -12,35 +12,20 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Group } from '../../modules/core/models/group.js';
 import { User } from '../../modules/core/models/user.js';
-import { Contact } from '../../modules/contacts/models/contact.js';
 import { ProjectTask } from '../../modules/project/models/project_task.js';
 import { Message } from '../../modules/messaging/models/message.js';
 import { addFollowers } from '../../modules/messaging/thread/follow.js';
-import { openSession } from '../../src/auth/sessions.js';
 import { buildApp } from '../../src/http/app.js';
 import { TestSocket, type Frame } from '../support/socket-client.js';
+import { messagingPerson, type MessagingPerson } from '../support/messaging-person.js';
 import { testDatabase, type TestDatabase } from '../support/test-database.js';
 
 let t: TestDatabase;
 let app: FastifyInstance;
 let base: string;
 
-interface Person {
-  uid: number;
-  contact: number;
-  token: string;
-  name: string;
-}
-
-async function person(name: string, groupIds = ['core.group_user', 'project.group_project_user']): Promise<Person> {
-  return t.run(async () => {
-    const groups = await Group.query({ identifier__in: groupIds }).ids();
-    const user = await User.create({ name, email: `${name.toLowerCase().replace(/\W/g, '')}@live.test`, password: 'live-notify-pass-42', groups });
-    const contact = (await Contact.query({ user: user.id }).with_archived().first())!.id;
-    const token = (await openSession(user.id, { dbName: t.name, secret: t.platform.secret, sessionHours: 8 })).access_token;
-    return { uid: user.id, contact, token, name };
-  });
-}
+type Person = MessagingPerson;
+const person = (name: string): Promise<Person> => messagingPerson(t, name);
 
 const headers = (p: Person) => ({ authorization: `Bearer ${p.token}`, 'x-db-name': t.name, 'content-type': 'application/json' });
 const call = (p: Person, method: 'GET' | 'POST', url: string, body?: unknown) =>
