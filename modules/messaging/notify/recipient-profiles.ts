@@ -8,14 +8,11 @@
  * then nothing changed since it was read, neither elsewhere nor in this transaction. Without a
  * starting version nothing is kept. Bounded: past `MAX_MEMBERS` people a version starts over.
  */
-import { currentEnv, sql } from 'fieldforge';
+import { currentEnv } from 'fieldforge';
 import { profileOfMemberships, type AccessProfile } from '../../../src/access/access-profile.js';
-import type { ManyToManyField } from '../../../src/orm/fields/relational-fields.js';
+import { membershipsOfUsers, type Memberships } from '../../../src/orm/system/access-rows.js';
 
-export interface Memberships {
-  groups: number[];
-  companies: number[];
-}
+export type { Memberships };
 
 const MAX_MEMBERS = 50_000;
 
@@ -51,10 +48,10 @@ export async function membershipsOf(uids: readonly number[], now: number): Promi
     else missing.push(uid);
   }
   if (missing.length) {
-    for (const row of await readMemberships(missing)) {
-      const m = { groups: row.groups, companies: row.companies };
-      out.set(row.uid, m);
-      entry?.members.set(row.uid, m);
+    const { registry, work } = currentEnv();
+    for (const [uid, m] of await membershipsOfUsers(work.trx, registry, missing)) {
+      out.set(uid, m);
+      entry?.members.set(uid, m);
     }
   }
   return out;
@@ -70,27 +67,4 @@ export async function profileOf(memberships: Memberships, now: number): Promise<
   const profile = await profileOfMemberships(work.trx, registry, { groups: [...memberships.groups], companies: [...memberships.companies] });
   entry?.profiles.set(key, profile);
   return profile;
-}
-
-/** One statement for any number of users: their groups and companies, aggregated per user. */
-async function readMemberships(uids: readonly number[]): Promise<{ uid: number; groups: number[]; companies: number[] }[]> {
-  const { registry, work } = currentEnv();
-  const user = registry.meta('User');
-  const groups = (user.fields.get('groups') as ManyToManyField).join;
-  const companies = (user.fields.get('companies') as ManyToManyField).join;
-  const company = sql.id(user.fields.get('company')!.column!);
-  const { rows } = await sql<{ uid: number; groups: number[]; companies: number[] }>`WITH people AS (
-      SELECT u.id AS uid, u.${company} AS company FROM ${sql.table(user.table)} u WHERE u.id = ANY(${[...uids]}::int[]) AND u.active
-    ), their_groups AS (
-      SELECT ${sql.id(groups.sourceColumn)} AS uid, array_agg(${sql.id(groups.targetColumn)} ORDER BY ${sql.id(groups.targetColumn)}) AS ids
-        FROM ${sql.table(groups.table)} WHERE ${sql.id(groups.sourceColumn)} IN (SELECT uid FROM people) GROUP BY 1
-    ), their_companies AS (
-      SELECT uid, array_agg(company ORDER BY company) AS ids FROM (
-        SELECT ${sql.id(companies.sourceColumn)} AS uid, ${sql.id(companies.targetColumn)} AS company
-          FROM ${sql.table(companies.table)} WHERE ${sql.id(companies.sourceColumn)} IN (SELECT uid FROM people)
-        UNION SELECT uid, company FROM people WHERE company IS NOT NULL) AS allowed GROUP BY 1
-    )
-    SELECT p.uid, COALESCE(g.ids, '{}') AS groups, COALESCE(co.ids, '{}') AS companies
-      FROM people p LEFT JOIN their_groups g ON g.uid = p.uid LEFT JOIN their_companies co ON co.uid = p.uid`.execute(work.trx);
-  return rows;
 }

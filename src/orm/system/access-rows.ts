@@ -1,7 +1,7 @@
 /**
  * The rows an access profile is made of (`access/access-profile.ts` interprets them): a principal's
- * groups and companies, then the model rights and record rules that apply to those groups — two
- * statements, on the tables the registry names. Here, in the ORM, because they read model tables.
+ * groups and companies (or many users' at once), then the model rights and record rules that apply
+ * to those groups — two statements, on the tables the registry names. Here, in the ORM, because they read model tables.
  */
 import type { SqlExecutor } from '../../db/sql-executor.js';
 import { sql } from '../../db/sql-fragment.js';
@@ -50,6 +50,31 @@ export async function memberships(db: SqlExecutor, registry: Registry, subject: 
       ARRAY(SELECT ${sql.id(userCompanies.targetColumn)} FROM ${sql.table(userCompanies.table)} WHERE ${sql.id(userCompanies.sourceColumn)} = ${subject.uid}
             UNION SELECT company_id FROM ${sql.table(registry.meta('User').table)} WHERE id = ${subject.uid} AND company_id IS NOT NULL) AS companies`.execute(db);
   return { groups: who?.groups ?? [], companies: who?.companies ?? [] };
+}
+
+/**
+ * Each active user's memberships as `memberships` reads one subject's, for any number of users in
+ * one statement (groups and companies sorted, so users with the same ones share a profile).
+ */
+export async function membershipsOfUsers(db: SqlExecutor, registry: Registry, uids: readonly number[]): Promise<Map<number, Memberships>> {
+  const user = registry.meta('User');
+  const groups = joinTable(registry, 'User', 'groups');
+  const companies = joinTable(registry, 'User', 'companies');
+  const company = sql.id(user.fields.get('company')!.column!);
+  const { rows } = await sql<{ uid: number } & Memberships>`WITH people AS (
+      SELECT u.id AS uid, u.${company} AS company FROM ${sql.table(user.table)} u WHERE u.id = ANY(${[...uids]}::int[]) AND u.active
+    ), their_groups AS (
+      SELECT ${sql.id(groups.sourceColumn)} AS uid, array_agg(${sql.id(groups.targetColumn)} ORDER BY ${sql.id(groups.targetColumn)}) AS ids
+        FROM ${sql.table(groups.table)} WHERE ${sql.id(groups.sourceColumn)} IN (SELECT uid FROM people) GROUP BY 1
+    ), their_companies AS (
+      SELECT uid, array_agg(company ORDER BY company) AS ids FROM (
+        SELECT ${sql.id(companies.sourceColumn)} AS uid, ${sql.id(companies.targetColumn)} AS company
+          FROM ${sql.table(companies.table)} WHERE ${sql.id(companies.sourceColumn)} IN (SELECT uid FROM people)
+        UNION SELECT uid, company FROM people WHERE company IS NOT NULL) AS allowed GROUP BY 1
+    )
+    SELECT p.uid, COALESCE(g.ids, '{}') AS groups, COALESCE(co.ids, '{}') AS companies
+      FROM people p LEFT JOIN their_groups g ON g.uid = p.uid LEFT JOIN their_companies co ON co.uid = p.uid`.execute(db);
+  return new Map(rows.map((r) => [r.uid, { groups: r.groups, companies: r.companies }]));
 }
 
 /** The rights and the active record rules of `groupIds` (and of no group), in one statement. */
