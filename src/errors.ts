@@ -137,6 +137,21 @@ export class PayloadTooLarge extends FieldForgeError {
   override readonly status = 413;
 }
 
+/**
+ * Too many requests of one kind in a short time (a live-chat visitor's messages): the client waits
+ * `retryAfterSeconds` and sends again. The API itself applies no rate limits (spec §8 item 1).
+ */
+export class TooManyRequests extends FieldForgeError {
+  static override readonly code = 'TooManyRequests';
+  override readonly status = 429;
+  override readonly headers: Record<string, string>;
+
+  constructor(message: string, readonly retryAfterSeconds = 1) {
+    super(message);
+    this.headers = { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) };
+  }
+}
+
 /** The request body's media type is not one the route reads. */
 export class UnsupportedMediaType extends FieldForgeError {
   static override readonly code = 'UnsupportedMediaType';

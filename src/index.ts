@@ -14,9 +14,10 @@ export { currentEnv, withEnv, type Env } from './orm/env.js';
 export { sql, type SqlFragment } from './db/sql-fragment.js';
 export type { SqlExecutor } from './db/sql-executor.js';
 export {
-  FieldForgeError, ValidationError, UserError, AccessError, NotFound, BadRequest,
+  FieldForgeError, ValidationError, UserError, AccessError, NotFound, BadRequest, AuthenticationError, PayloadTooLarge, TooManyRequests,
 } from './errors.js';
 export { checkPasswordRule } from './auth/password-rule.js';
 export { hashPassword } from './auth/passwords.js';
 export { roundToStep } from './orm/round-to-step.js';
-export { send_notification, send_activity_update, send_activity_updates, send_realtime, send_record_viewers, type NotificationPayload } from './realtime/send.js';
+export type { VisitorMessage, VisitorAttachment, VisitorHistory } from './api/livechat.js';
+export { send_notification, send_activity_update, send_activity_updates, send_realtime, send_record_viewers, send_livechat_visitor, type NotificationPayload } from './realtime/send.js';

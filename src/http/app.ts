@@ -8,6 +8,8 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { BadRequest } from '../errors.js';
 import type { Platform } from '../platform/platform.js';
 import { SocketHub, type HubOptions } from '../realtime/socket-hub.js';
+import { VisitorHub, type VisitorHubOptions } from '../realtime/visitor-hub.js';
+import { registerLiveChatRoutes, visitorSessions } from './routes/livechat.js';
 import { DatabaseSelector } from './database-selection.js';
 import { installErrorHandler } from './error-handler.js';
 import { apiContextHook } from './request-context.js';
@@ -71,6 +73,8 @@ export interface AppOptions {
   logger?: LogOptions | false;
   /** The realtime socket's bounds and rhythms (`FF_WS_*`; tests shorten the intervals). */
   realtime?: RealtimeOptions;
+  /** The live-chat visitor socket's rhythms (tests shorten them). */
+  livechat?: Omit<VisitorHubOptions, 'sessions'>;
 }
 
 export interface RealtimeOptions extends Omit<HubOptions, 'openDatabase'> {
@@ -82,6 +86,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** This worker's realtime sockets (`realtime/socket-hub.ts`). */
     realtime: SocketHub;
+    /** This worker's live-chat visitor sockets (`realtime/visitor-hub.ts`). */
+    livechat: VisitorHub;
   }
 }
 
@@ -116,6 +122,9 @@ export async function buildApp(platform: Platform, options: AppOptions = {}): Pr
   // Which worker took a socket: for operators tracing a connection, and for the multi-worker test.
   app.websocketServer.on('headers', (headers: string[]) => headers.push(`X-FF-Worker: ${hub.id}`));
   app.addHook('onClose', () => hub.stop());
+  const visitors = new VisitorHub(platform.bus, { sessions: visitorSessions(platform), ...(options.livechat ?? {}) });
+  app.decorate('livechat', visitors);
+  app.addHook('onClose', () => visitors.stop());
   const selector = new DatabaseSelector(platform.engine);
   const contextHook = apiContextHook(platform, selector);
   app.addHook('onRequest', async (req) => {
@@ -144,6 +153,7 @@ export async function buildApp(platform: Platform, options: AppOptions = {}): Pr
   registerPresenceRoutes(app, platform.bus.presence);
   registerActivityStreamRoutes(app);
   registerPushRoutes(app, platform, selector);
+  registerLiveChatRoutes(app, platform, selector, visitors, { altchaMaxNumber: options.altchaMaxNumber });
   app.get('/health', async () => ({ status: 'ok' }));
   return app;
 }

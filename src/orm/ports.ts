@@ -23,10 +23,19 @@ export interface UserPush {
   };
 }
 
+/** A frame for the live-chat visitor sockets of one session (spec §6.4). */
+export interface VisitorPush {
+  readonly db: string;
+  readonly to: { readonly visitorsOf: number };
+  readonly frame: { readonly type: 'message' | 'closed'; readonly [field: string]: unknown };
+}
+
 /** The realtime bus as units of work use it (`realtime/bus.ts`). */
 export interface BusPort {
   /** Sends now, fire-and-forget: never throws, never returns a promise. */
-  publish(message: UserPush): void;
+  publish(message: UserPush | VisitorPush): void;
+  /** Who is online (spec §6.2): live chat assigns a new session to an online agent. */
+  readonly presence: { online(db: string): Promise<number[]> };
 }
 
 /** The file storage as the write path uses it (`files/file-service.ts`). */

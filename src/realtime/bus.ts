@@ -39,11 +39,35 @@ export interface WatchedChange {
 }
 
 /** One push: a frame for some sockets of one database. */
-export interface BusMessage {
+export type BusMessage = PersonBusMessage | VisitorBusMessage;
+
+/** A frame for sockets of the main endpoint (`socket-hub.ts`). */
+export interface PersonBusMessage {
   readonly db: string;
   readonly to: Recipients;
   /** The frame as sent to the client, `{type, data}`. */
   readonly frame: ServerFrame;
+}
+
+/** A frame for the live-chat visitor sockets of one session (`visitor-hub.ts`). */
+export interface VisitorBusMessage {
+  readonly db: string;
+  readonly to: { readonly visitorsOf: number };
+  readonly frame: VisitorFrame;
+}
+
+export function isVisitorMessage(message: BusMessage): message is VisitorBusMessage {
+  return 'visitorsOf' in message.to;
+}
+
+/**
+ * A server → visitor frame of the live-chat socket (spec §6.4): `{type: 'message', message}` for a
+ * public message of the session, `{type: 'closed'}` when the session ends (the history is sent by
+ * the hub itself).
+ */
+export interface VisitorFrame {
+  readonly type: 'message' | 'closed';
+  readonly [field: string]: unknown;
 }
 
 /** A server → client frame (C4). */

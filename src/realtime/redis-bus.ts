@@ -97,7 +97,7 @@ export class RedisBus implements Bus {
     } catch {
       return; // not one of ours
     }
-    this.#deliverNow({ db, to: body.to, frame: body.frame });
+    this.#deliverNow({ db, to: body.to, frame: body.frame } as BusMessage);
   }
 
   /** To this worker's own listeners, on a later turn (the publisher never runs the delivery). */

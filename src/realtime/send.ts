@@ -12,7 +12,7 @@
  * ```
  */
 import { currentEnv, type Env } from '../orm/env.js';
-import type { ServerFrame } from './bus.js';
+import type { ServerFrame, VisitorFrame } from './bus.js';
 
 /** A plain toast (spec §6.1). */
 export interface NotificationPayload {
@@ -80,6 +80,19 @@ export function send_record_viewers(model: string, id: number, payload: Record<s
   env.work.afterCommit(() => env.ports.bus?.publish({
     db: env.db.name, to: { viewersOf: record, exceptUsers }, frame: { type: 'activity_update', data: { kind: 'record_message', ...payload } },
   }));
+}
+
+/**
+ * Sends `frame` to every visitor socket of live-chat session `session_id` (spec §6.4), on any
+ * worker, once the current transaction commits (the live-chat module's, `modules/livechat`).
+ */
+export function send_livechat_visitor(session_id: number, frame: VisitorFrame): void {
+  if (frame === null || typeof frame !== 'object' || (frame.type !== 'message' && frame.type !== 'closed')) {
+    throw new TypeError("send_livechat_visitor(session_id, frame): frame.type must be 'message' or 'closed'");
+  }
+  const env = currentEnv();
+  const to = { visitorsOf: checkedId(session_id) };
+  env.work.afterCommit(() => env.ports.bus?.publish({ db: env.db.name, to, frame }));
 }
 
 function afterCommit(user_id: number, frame: ServerFrame): void {

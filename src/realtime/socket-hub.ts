@@ -30,7 +30,7 @@ import type { RawData, WebSocket } from 'ws';
 import { liveCredentials } from '../auth/live-credentials.js';
 import { AuthenticationError } from '../errors.js';
 import type { WatchedState } from '../api/watch-target.js';
-import type { Bus, BusMessage, PresenceEntry, ServerFrame, WatchedChange } from './bus.js';
+import { isVisitorMessage, type Bus, type BusMessage, type PresenceEntry, type ServerFrame, type WatchedChange } from './bus.js';
 import { parseClientFrame } from './client-frames.js';
 import { CLOSE_REVOKED, CLOSE_TOO_MANY_SOCKETS, SocketClient, type FloodLimits, type SocketOwner } from './socket-client.js';
 import { SocketQuota } from './socket-quota.js';
@@ -355,6 +355,7 @@ export class SocketHub {
   }
 
   #deliver(message: BusMessage): void {
+    if (isVisitorMessage(message)) return; // the visitor hub's
     const d = this.#databases.get(message.db);
     if (!d) return;
     let text: string | undefined;

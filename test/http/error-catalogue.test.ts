@@ -22,6 +22,7 @@ const CODES: Record<string, [string, number]> = {
   DatabaseNotFound: ['DatabaseNotFound', 404],
   MethodNotAllowed: ['MethodNotAllowed', 405],
   PayloadTooLarge: ['PayloadTooLarge', 413],
+  TooManyRequests: ['TooManyRequests', 429],
   UnsupportedMediaType: ['UnsupportedMediaType', 415],
   DatabaseBusy: ['DatabaseBusy', 503],
   DatabaseUnavailable: ['DatabaseUnavailable', 503],

@@ -31,7 +31,7 @@ const heard: BusMessage[] = [];
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 const keyOf = (content: string) => storageKey(t.name, sha(content));
 const exists = async (key: string) => (await local.stat(key)) !== null;
-const notified = () => heard.filter((m) => m.frame.type === 'notification' && m.frame.data.title === 'UoW probe').map((m) => m.frame.data.message);
+const notified = () => heard.filter((m) => m.frame.type === 'notification' && (m.frame.data as Record<string, unknown>).title === 'UoW probe').map((m) => (m.frame.data as Record<string, unknown>).message);
 
 /** Polls `check` until true or `ms` pass; true when it held in time. */
 async function eventually(check: () => Promise<boolean>, ms = 5000): Promise<boolean> {

@@ -35,7 +35,7 @@ const heard: BusMessage[] = [];
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 const keyOf = (content: string) => storageKey(t.name, sha(content));
 const exists = async (key: string) => (await local.stat(key)) !== null;
-const notified = () => heard.filter((m) => m.frame.type === 'notification' && m.frame.data.title === 'UoW probe').map((m) => m.frame.data.message);
+const notified = () => heard.filter((m) => m.frame.type === 'notification' && (m.frame.data as Record<string, unknown>).title === 'UoW probe').map((m) => (m.frame.data as Record<string, unknown>).message);
 const probe = () => model('UowProbe');
 const work = () => currentEnv().work;
 const notify = (tag: string) => send_notification(1, { title: 'UoW probe', message: tag });

@@ -8,6 +8,7 @@ import WebSocket from 'ws';
 export interface Frame {
   type: string;
   data: Record<string, any>;
+  [field: string]: any;
 }
 
 export class TestSocket {
@@ -32,15 +33,15 @@ export class TestSocket {
     ws.on('upgrade', (res) => (this.worker = String(res.headers['x-ff-worker'] ?? '')));
   }
 
-  /** Opens a socket and waits for its `hello`. */
-  static async open(url: string, headers: Record<string, string> = {}): Promise<TestSocket> {
+  /** Opens a socket and waits for its `hello` (or the first frame `first` matches: a visitor's `history`). */
+  static async open(url: string, headers: Record<string, string> = {}, first: (f: Frame) => boolean = (f) => f.data?.event === 'hello'): Promise<TestSocket> {
     const socket = new TestSocket(new WebSocket(url, { headers }));
     await new Promise<void>((resolve, reject) => {
       socket.ws.once('open', () => resolve());
       socket.ws.once('error', reject);
       socket.ws.once('unexpected-response', (_req, res) => reject(new Error(`upgrade refused: ${res.statusCode}`)));
     });
-    await socket.next((f) => f.data?.event === 'hello');
+    await socket.next(first);
     return socket;
   }
 

@@ -7,6 +7,7 @@
 export const TEMPLATE_SETS = {
   core: ['core'],
   full: ['core', 'contacts', 'project'],
+  livechat: ['core', 'contacts', 'project', 'livechat'],
 } as const;
 
 export type TemplateSet = keyof typeof TEMPLATE_SETS;

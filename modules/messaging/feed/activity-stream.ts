@@ -27,6 +27,8 @@ export interface FeedItem {
   document: number;
   record_name: string;
   author: { id: number; display_name: string } | null;
+  /** Who wrote it when the author is no contact (a live-chat visitor); null otherwise. */
+  author_name: string | null;
   body: string;
   content: string | null;
   message_type: string;
@@ -60,7 +62,7 @@ export async function feed(query: FeedQuery): Promise<FeedItem[]> {
     const page = await rows().filter({ id__in: pageIds }).order_by('message__id DESC').read(['message.id', 'read']);
     const ids = page.map((r) => (r.message as { id: number }).id);
     const messages = await new QuerySet(currentEnv().registry.meta('Message')).filter({ id__in: ids })
-      .read(['model', 'document', 'record_name', 'author.id', 'author.display_name', 'content', 'message_type', 'created_date']);
+      .read(['model', 'document', 'record_name', 'author.id', 'author.display_name', 'author_name', 'content', 'message_type', 'created_date']);
     return { page, messages };
   });
   const byId = new Map(messages.map((m) => [m.id as number, m]));
@@ -73,6 +75,7 @@ export async function feed(query: FeedQuery): Promise<FeedItem[]> {
       document: m.document as number,
       record_name: (m.record_name as string | null) ?? '',
       author: (m.author as FeedItem['author']) ?? null,
+      author_name: (m.author_name as string | null) ?? null,
       body: bodyText(m.content as string | null),
       content: (m.content as string | null) ?? null,
       message_type: m.message_type as string,

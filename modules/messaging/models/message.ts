@@ -23,6 +23,8 @@ export class Message extends Model {
   static override fields = {
     content: fields.Html({ label: 'Content' }),
     author: fields.ManyToOne('Contact', { on_delete: 'SET NULL' }),
+    // Who wrote it when that is not a contact (a live-chat visitor): shown in its place.
+    author_name: fields.Char({ max_length: 120, label: 'Author name' }),
     message_type: fields.Selection({
       choices: [['comment', 'Message'], ['note', 'Internal note'], ['notification', 'System notification']],
       default: 'comment',

@@ -16,6 +16,8 @@ export interface CreateMessageOptions {
   message_type?: 'comment' | 'note' | 'notification';
   /** A Contact (record or id); the caller's contact when absent. */
   author?: Model | number | null;
+  /** Who wrote it when the author is no contact (a live-chat visitor). */
+  author_name?: string | null;
   /** Contacts @mentioned (ids). */
   mention_ids?: readonly number[];
   send?: boolean;
@@ -39,6 +41,7 @@ export async function createMessage(options: CreateMessageOptions): Promise<Mode
     const Message = registry.meta('Message').cls;
     const message = await Message.create({
       model, document, content, message_type, author, record_name: String(record.display_name ?? '').slice(0, 255),
+      ...(options.author_name ? { author_name: String(options.author_name).slice(0, 120) } : {}),
       // No mentions, no relation written: the INSERT's RETURNING is then the record, not re-read.
       ...(mentions.length ? { mentions } : {}),
     });

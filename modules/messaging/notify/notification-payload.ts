@@ -29,14 +29,14 @@ export function bodyText(html: string | null | undefined): string {
 }
 
 export async function notificationPayload(message: Model): Promise<NotificationPayload> {
-  const values = message as unknown as { id: number; model: string; document: number; content: string | null; author: Promise<Model | null> };
+  const values = message as unknown as { id: number; model: string; document: number; content: string | null; author_name: string | null; author: Promise<Model | null> };
   const author = await values.author;
   return {
     kind: 'message',
     model: values.model,
     document: values.document,
     message_id: values.id,
-    title: author?.display_name ?? '',
+    title: author?.display_name ?? values.author_name ?? '',
     body: bodyText(values.content),
   };
 }

@@ -11,6 +11,8 @@ export const THREAD_LIMIT = 200;
 export interface ThreadMessage {
   id: number;
   author: { id: number; display_name: string } | null;
+  /** Who wrote it when the author is no contact (a live-chat visitor). */
+  author_name: string | null;
   content: string | null;
   message_type: string;
   created_date: string;
@@ -28,8 +30,8 @@ export async function threadMessages(model: string, ids: readonly number[]): Pro
   const message = registry.meta('Message');
   const contact = registry.meta('Contact');
   const c = (name: string) => sql.id('m', message.fields.get(name)!.column!);
-  const { rows } = await sql<ThreadMessage & { document: number; author_id: number | null; author_name: string | null }>`SELECT * FROM (
-      SELECT m.id, ${c('document')} AS document, ${c('content')} AS content, ${c('message_type')} AS message_type, ${c('created_date')} AS created_date,
+  const { rows } = await sql<ThreadMessage & { document: number; author_id: number | null; author_name: string | null; author_name_given: string | null }>`SELECT * FROM (
+      SELECT m.id, ${c('document')} AS document, ${c('author_name')} AS author_name_given, ${c('content')} AS content, ${c('message_type')} AS message_type, ${c('created_date')} AS created_date,
              a.id AS author_id, a.${sql.id(contact.fields.get('name')!.column!)} AS author_name,
              row_number() OVER (PARTITION BY ${c('document')} ORDER BY m.id DESC) AS position
         FROM ${sql.table(message.table)} m LEFT JOIN ${sql.table(contact.table)} a ON a.id = ${c('author')}
@@ -41,6 +43,7 @@ export async function threadMessages(model: string, ids: readonly number[]): Pro
     list.push({
       id: r.id,
       author: r.author_id === null ? null : { id: r.author_id, display_name: r.author_name ?? '' },
+      author_name: r.author_name_given,
       content: r.content,
       message_type: r.message_type,
       created_date: new Date(r.created_date).toISOString(),

@@ -15,6 +15,7 @@ export const FEED_PAGE = 30;
  * @property {number} document
  * @property {string | null} record_name
  * @property {{id: number, display_name: string} | null} author
+ * @property {string | null} [author_name] who wrote it when that is no contact (a live-chat visitor)
  * @property {string} body
  * @property {string} content
  * @property {'comment' | 'note' | 'notification'} message_type

@@ -12,7 +12,7 @@ import { TimeLabel } from './time-label.js';
  *   onMarkRead: (item: import('./activity-stream.js').FeedItem) => void, onOpen: () => void}} props
  */
 export function FeedItem({ item, lang, busy, onMarkRead, onOpen }) {
-  const author = item.author?.display_name || 'Someone';
+  const author = item.author?.display_name || item.author_name || 'Someone';
   const record = item.record_name || `${item.model} #${item.document}`;
   return html`<li class=${`ff-feed-item${item.read ? '' : ' is-unread'}`} data-message-id=${item.message_id}>
     <p class="ff-feed-item__head">

@@ -19,7 +19,7 @@ export function Thread({ messages, lang }) {
       const kind = KINDS[/** @type {keyof typeof KINDS} */ (m.message_type)] ?? null;
       return html`<article key=${m.id} class=${`ff-message ff-message--${m.message_type}`} aria-labelledby=${headId} data-message-id=${m.id}>
         <header class="ff-message__head" id=${headId}>
-          <strong class="ff-message__author">${m.author?.display_name || 'System'}</strong>
+          <strong class="ff-message__author">${m.author?.display_name || m.author_name || 'System'}</strong>
           ${kind ? html`<span class="ff-badge">${kind}</span>` : null}
           <${TimeLabel} iso=${m.created_date} lang=${lang} />
         </header>
