@@ -9,7 +9,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { AuthenticationError, PayloadTooLarge, QuerySet, TooManyRequests, ValidationError, currentEnv, sql, withEnv, type Model, type VisitorHistory } from 'fieldforge';
 
 export type { VisitorHistory };
-import { assignAgent } from './assign-agent.js';
+import { AGENT_GROUP, assignAgent } from './assign-agent.js';
 import { visitorLimits } from './limits.js';
 import { visitorMessages } from './visitor-messages.js';
 
@@ -159,7 +159,7 @@ async function agentOnline(agent: number | null): Promise<boolean> {
   try {
     const online = await ports.bus?.presence.online(db.name) ?? [];
     if (agent !== null) return online.includes(agent);
-    const agents = await new QuerySet(currentEnv().registry.meta('User')).filter({ groups__identifier: 'livechat.group_agent' }).ids();
+    const agents = await new QuerySet(currentEnv().registry.meta('User')).filter({ groups__identifier: AGENT_GROUP }).ids();
     return agents.some((uid) => online.includes(uid));
   } catch {
     return false;
