@@ -10,6 +10,7 @@ import type { Platform } from '../platform/platform.js';
 import { SocketHub, type HubOptions } from '../realtime/socket-hub.js';
 import { VisitorHub, type VisitorHubOptions } from '../realtime/visitor-hub.js';
 import { registerLiveChatRoutes, visitorSessions } from './routes/livechat.js';
+import { registerLiveChatWidgetRoutes } from './routes/livechat-widget.js';
 import { DatabaseSelector } from './database-selection.js';
 import { installErrorHandler } from './error-handler.js';
 import { apiContextHook } from './request-context.js';
@@ -154,6 +155,7 @@ export async function buildApp(platform: Platform, options: AppOptions = {}): Pr
   registerActivityStreamRoutes(app);
   registerPushRoutes(app, platform, selector);
   registerLiveChatRoutes(app, platform, selector, visitors, { altchaMaxNumber: options.altchaMaxNumber });
+  registerLiveChatWidgetRoutes(app);
   app.get('/health', async () => ({ status: 'ok' }));
   return app;
 }

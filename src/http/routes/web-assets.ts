@@ -58,6 +58,8 @@ export function registerWebAssetRoutes(app: FastifyInstance, options: WebAssetOp
       : relative.startsWith('shared/') ? await sharedFile(relative.slice('shared/'.length))
         : await ownFile(relative);
     if (!found) throw new NotFound(`No file /web/${relative}`);
+    // Published npm code, the same for everyone: the live-chat widget imports it from other sites' pages.
+    if (relative.startsWith('vendor/')) void reply.header('Access-Control-Allow-Origin', '*');
     return sendAsset(req, reply, found);
   });
 }
