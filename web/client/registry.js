@@ -9,7 +9,8 @@
  * registration of a name replaces the earlier, so a module may also replace a core widget.
  *
  * A widget is a component of `FieldProps` (`fields/field-props.js`): it shows `value` and
- * reports a new one through `onChange`.
+ * reports a new one through `onChange`. It may also say how a list's cell shows the value (`cell`).
+ * A module may also add a part to a model's chatter (`chatterPart`).
  */
 
 /**
@@ -22,6 +23,10 @@
  *   its type's control
  * @property {boolean} [group] the widget is a group of controls (radios, buttons), labelled by
  *   `aria-labelledby` pointing at the field's label rather than by `<label for>`
+ * @property {ListCell} [cell] how a list's cell shows the value when the column names this widget
+ *   (a plain function called per row; without it the cell shows the type's usual text)
+ *
+ * @typedef {(cell: {value: unknown, record: Record<string, unknown>, field: import('./fields/field-props.js').FieldInfo, lang: string}) => any} ListCell
  *
  * @typedef {object} FieldEntry
  * @property {string} name
@@ -29,10 +34,15 @@
  * @property {readonly string[] | null} types
  * @property {boolean} readonlyOnly
  * @property {boolean} group
+ * @property {ListCell | null} cell
  */
 
 /** @type {Map<string, FieldEntry>} */
 const fields = new Map();
+/** @type {Map<string, ChatterPart[]>} */
+const chatterParts = new Map();
+
+/** @typedef {(props: {model: string, id: number}) => any} ChatterPart */
 
 export const registry = Object.freeze({
   /**
@@ -48,6 +58,7 @@ export const registry = Object.freeze({
       types: options.types ? Object.freeze([...options.types]) : null,
       readonlyOnly: Boolean(options.readonlyOnly),
       group: Boolean(options.group),
+      cell: typeof options.cell === 'function' ? options.cell : null,
     }));
   },
 
@@ -63,5 +74,20 @@ export const registry = Object.freeze({
   /** The names of the registered field widgets, in registration order. */
   fieldNames() {
     return [...fields.keys()];
+  },
+
+  /**
+   * Adds `component` to the chatter of `model`'s forms, above the thread (the live chat's "… is
+   * typing"), given the record's `model` and `id`.
+   * @param {string} model @param {ChatterPart} component
+   */
+  chatterPart(model, component) {
+    if (typeof component !== 'function') throw new TypeError(`registry.chatterPart('${model}'): the component must be a function`);
+    chatterParts.set(model, [...(chatterParts.get(model) ?? []), component]);
+  },
+
+  /** The chatter parts of `model`, in registration order. @param {string} model @returns {readonly ChatterPart[]} */
+  chatterParts(model) {
+    return chatterParts.get(model) ?? [];
   },
 });

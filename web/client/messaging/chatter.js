@@ -1,9 +1,11 @@
 /**
  * The chatter under the form of a saved record of a `_mail_thread` model (CONTRACTS C5
  * "Chatter"): a region named `Chatter` with the composer, the followers and the thread, newest
- * first, which new messages join live; and the read dwell of spec §6.5 rule 5 (`use-read-dwell.js`).
+ * first, which new messages join live; the parts modules add for the model (`registry.chatterPart`);
+ * and the read dwell of spec §6.5 rule 5 (`use-read-dwell.js`).
  */
 import { html } from '../../lib/html.js';
+import { registry } from '../registry.js';
 import { Composer } from './composer.js';
 import { Followers } from './followers.js';
 import { Thread } from './thread.js';
@@ -21,6 +23,7 @@ export function Chatter({ model, id, userId, lang }) {
       <${Composer} model=${model} id=${id} onPosted=${() => void reload()} />
       <${Followers} model=${model} id=${id} followers=${followers} userId=${userId} onChanged=${reload} />
     </div>
+    ${registry.chatterParts(model).map((Part) => html`<${Part} model=${model} id=${id} />`)}
     ${error ? html`<p class="ff-error-text" role="alert">${error}</p>` : null}
     ${messages === null ? html`<p class="ff-view-loading" role="status">Loading messages…</p>` : html`<${Thread} messages=${messages} lang=${lang} />`}
   </section>`;

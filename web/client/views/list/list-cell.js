@@ -1,12 +1,14 @@
 /**
  * One value in a list cell, drawn as the arch's widget asks: `badge` (a pill), `tags` (one pill
  * per linked record), `toggle` and booleans (a mark with its word for screen readers),
- * `priority` (stars named by the choice's label); a link to a `User` with its presence dot;
- * anything else is the formatted text.
+ * `priority` (stars named by the choice's label); a link to a `User` with its presence dot; a
+ * registered widget's own `cell` (a module's, `../../registry.js`); anything else is the
+ * formatted text.
  */
 import { html } from '../../../lib/html.js';
 import { formatValue, linkName } from '../../format.js';
 import { PresenceDot } from '../../realtime/presence.js';
+import { registry } from '../../registry.js';
 
 /**
  * @typedef {import('./list-columns.js').Column} Column
@@ -20,6 +22,8 @@ import { PresenceDot } from '../../realtime/presence.js';
 export function cellContent(column, record, lang) {
   const value = record[column.name];
   const { field, widget } = column;
+  const entry = widget ? registry.fieldEntry(widget) : null;
+  if (entry?.cell && (!entry.types || entry.types.includes(field.type))) return entry.cell({ value, record, field, lang });
   if (field.type === 'Boolean' || widget === 'toggle' || widget === 'boolean') {
     return value
       ? html`<span class="ff-list-check" role="img" aria-label="Yes">✓</span>`
