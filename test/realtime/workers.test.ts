@@ -3,7 +3,9 @@
  * port, PostgreSQL and a Redis server of the test's own. Each worker serves sockets (the upgrade
  * answer names its worker in `X-FF-Worker`); a user with a socket on each worker receives every
  * frame type whichever worker handled the request that sent it — so each frame crossed from one
- * worker to the other for one of the two sockets. Without DATABASE_URL or REDIS_URL the command
+ * worker to the other for one of the two sockets. So do the live chat's: a visitor with a socket on
+ * each worker gets every public message and agents on both get its events, whichever worker took
+ * the post. Without DATABASE_URL or REDIS_URL the command
  * exits with code 2 and names what is missing.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -16,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Group } from '../../modules/core/models/group.js';
 import { User } from '../../modules/core/models/user.js';
 import { Contact } from '../../modules/contacts/models/contact.js';
+import { LiveChatSession } from '../../modules/livechat/models/livechat_session.js';
 import { openSession } from '../../src/auth/sessions.js';
 import { runCli } from '../support/cli.js';
 import { adminAccessYaml, writeProbeModule } from '../support/probe-module.js';
@@ -76,7 +79,7 @@ beforeAll(async () => {
   probeRoot = await mkdtemp(join(tmpdir(), 'ff-workers-probe-'));
   dataDir = await mkdtemp(join(tmpdir(), 'ff-workers-data-'));
   await writeProbeModule(probeRoot, 'realtime_probe', { 'models/index.ts': REALTIME_PROBE, 'security/access.yaml': adminAccessYaml(['RealtimeProbe']) });
-  t = await testDatabase('full', [probeRoot]);
+  t = await testDatabase('livechat', [probeRoot]);
   await t.platform.install(t.name, { init: ['realtime_probe'] });
   port = await freePort();
   const { FF_DEV: _dev, ...inherited } = process.env;
@@ -180,5 +183,55 @@ describe('serve --workers N without the services it needs', () => {
     expect(redisOnly.code).toBe(2);
     expect(redisOnly.stderr).toContain('--workers 3 needs REDIS_URL');
     expect(redisOnly.stderr).not.toContain('DATABASE_URL');
+  });
+});
+
+describe('the live chat across workers (issue 28 item 3)', () => {
+  it('brings every public message to the visitor’s sockets on both workers, and its events to agents on both', async () => {
+    const agent = await t.run(async () => {
+      const groups = await Group.query({ identifier__in: ['core.group_user', 'livechat.group_agent'] }).ids();
+      const user = await User.create({ name: 'Worker agent', email: 'worker.agent@example.test', groups });
+      return { uid: user.id, token: (await openSession(user.id, { dbName: t.name, secret: SECRET, sessionHours: 8 })).access_token };
+    });
+    // Started in-process (the ALTCHA has tests of its own): no agent online yet, so every agent follows.
+    const { session_id, token } = await t.run(() => LiveChatSession.visitor_start('Wes Workers', null));
+    const [g1, g2] = await onBothWorkers(agent.token);
+    const visitorUrl = (after?: number) => `ws://127.0.0.1:${port}/livechat/ws?token=${token}&db=${t.name}${after ? `&after_id=${after}` : ''}`;
+    const visitors: TestSocket[] = [];
+    for (let i = 0; i < 12 && new Set(visitors.map((v) => v.worker)).size < 2; i++) {
+      visitors.push(await TestSocket.open(visitorUrl(), {}, (f) => f.type === 'history'));
+    }
+    const v1 = visitors[0]!;
+    const v2 = visitors.find((v) => v.worker !== v1.worker)!;
+    expect(v2, `all visitor sockets on ${v1.worker}`).toBeDefined();
+    for (const v of visitors) if (v !== v1 && v !== v2) await v.close();
+    for (const g of [g1, g2]) await g.next((f) => f.data.event === 'livechat_presence' && f.data.session_id === session_id && f.data.online === true);
+
+    const sent = await fetch(`http://127.0.0.1:${port}/livechat/message?db=${t.name}`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token, content: 'Hello from one worker' }),
+    });
+    expect(sent.status, await sent.clone().text()).toBe(200);
+    const { id: first } = (await sent.json()) as { id: number };
+    for (const v of [v1, v2]) expect((await v.next((f) => f.type === 'message' && f.message.id === first)).message).toMatchObject({ is_agent: false, author_name: 'Wes Workers' });
+    for (const g of [g1, g2]) expect((await g.next((f) => f.data.event === 'livechat_message')).data).toMatchObject({ session_id, message: { id: first, is_agent: false } });
+
+    const replied = await post('/api/execute/LiveChatSession/message_post', { ids: [session_id], request_body: { inputs: { content: 'Answer across' } } }, agent.token);
+    expect(replied.status, await replied.clone().text()).toBe(200);
+    for (const v of [v1, v2]) expect((await v.next((f) => f.type === 'message' && f.message.is_agent)).message.content).toContain('Answer across');
+
+    v1.send({ type: 'typing' });
+    for (const g of [g1, g2]) expect((await g.next((f) => f.data.event === 'livechat_typing')).data).toEqual({ event: 'livechat_typing', session_id, visitor_name: 'Wes Workers' });
+
+    // A reconnect, on whichever worker, with the last id it had: exactly what came after.
+    const again = await TestSocket.open(visitorUrl(first), {}, (f) => f.type === 'history');
+    expect(again.frames[0]!.messages.map((m: { content: string }) => m.content)).toEqual([expect.stringContaining('Answer across')]);
+
+    // Presence: the session stays online while any of its sockets, on any worker, is open.
+    await Promise.all([v1.close(), again.close()]);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(g1.events('livechat_presence').filter((e) => e.online === false)).toEqual([]);
+    await v2.close();
+    for (const g of [g1, g2]) await g.next((f) => f.data.event === 'livechat_presence' && f.data.online === false);
+    await Promise.all([g1.close(), g2.close()]);
   });
 });
