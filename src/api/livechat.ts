@@ -43,8 +43,8 @@ interface LiveChatModel {
   visitor_attach(session: VisitorSession, name: unknown, base64: unknown, mimetype: unknown): Promise<{ id: number; message_id: number; name: string; mimetype: string | null }>;
   visitor_history(id: number, afterId: number | null): Promise<VisitorHistory>;
   visitor_seen(ids: readonly number[]): Promise<void>;
-  visitor_presence(id: number, online: boolean): Promise<void>;
-  visitor_typing(id: number): Promise<void>;
+  visitor_presence(changes: readonly { id: number; online: boolean }[]): Promise<void>;
+  visitor_typing(ids: readonly number[]): Promise<void>;
 }
 
 export function liveChat(): LiveChatModel {

@@ -10,7 +10,8 @@
  * presence store, under a key of its own per database, answers each transition once over every
  * worker); closing the last socket takes it offline at once. One sweep every `checkIntervalMs`
  * refreshes the open sockets' lifetime (a crashed worker's lapse), writes `last_seen` for the
- * sessions that sent a heartbeat, and pings. `typing` is passed on at most once per
+ * sessions that sent a heartbeat, and pings. Presence and typing are written in batches, and
+ * history reads queue past a few at once (`visitor-bookkeeping.ts`). `typing` is passed on at most once per
  * `typingIntervalMs` per socket; a socket sending more than `framesPerSecond` for `floodSeconds`
  * in a row is closed (1008).
  */
@@ -18,13 +19,12 @@ import { randomBytes } from 'node:crypto';
 import type { RawData, WebSocket } from 'ws';
 import type { VisitorHistory, VisitorMessage } from '../api/livechat.js';
 import { isVisitorMessage, type Bus, type BusMessage, type PresenceEntry, type VisitorFrame } from './bus.js';
+import { VisitorBookkeeping, type VisitorWrites } from './visitor-bookkeeping.js';
 
-/** The live-chat operations the hub calls, each in its own unit of work of database `db`. */
-export interface VisitorSessions {
+/** The live-chat operations the hub calls, each in its own unit of work of database `db` (presence and typing of many sessions at once). */
+export interface VisitorSessions extends VisitorWrites {
   history(db: string, sessionId: number, afterId: number | null): Promise<VisitorHistory>;
   seen(db: string, sessionIds: readonly number[]): Promise<void>;
-  presence(db: string, sessionId: number, online: boolean): Promise<void>;
-  typing(db: string, sessionId: number): Promise<void>;
   /** The signed URL the visitor opens attachment `id` with (no cookie reaches our host from its page). */
   attachmentUrl(db: string, id: number): string;
 }
@@ -37,6 +37,10 @@ export interface VisitorHubOptions {
   framesPerSecond?: number;
   floodSeconds?: number;
   maxBacklogBytes?: number;
+  /** Presence and typing of all sessions within this window are written together (25 ms). */
+  flushMs?: number;
+  /** History reads at once on this worker (4); more wait their turn. */
+  maxReads?: number;
   log?: (message: string, error?: unknown) => void;
 }
 
@@ -89,6 +93,7 @@ export class VisitorHub {
   readonly #log: (message: string, error?: unknown) => void;
   readonly #unsubscribe: () => void;
   readonly #pending = new Set<Promise<unknown>>();
+  readonly #books: VisitorBookkeeping;
   #timer: NodeJS.Timeout | null = null;
   #pingedAt = Date.now();
 
@@ -101,6 +106,11 @@ export class VisitorHub {
     this.#floodSeconds = options.floodSeconds ?? 3;
     this.#maxBacklog = options.maxBacklogBytes ?? 1024 * 1024;
     this.#log = options.log ?? ((message, error) => console.error(message, error));
+    this.#books = new VisitorBookkeeping(this.#sessions, {
+      flushMs: options.flushMs ?? 25,
+      maxReads: options.maxReads ?? 4,
+      quietly: (fn) => this.#quietly(fn, undefined),
+    });
     this.#unsubscribe = bus.subscribe((m) => this.#deliver(m), (db) => this.#databases.has(db));
   }
 
@@ -113,10 +123,10 @@ export class VisitorHub {
     this.#register(socket);
     this.#timer ??= setInterval(() => void this.#sweep(), this.#checkMs).unref();
     const cameOnline = await this.#quietly(() => this.bus.presence.touch(presenceKey(db), [entryOf(socket)], this.#ttlMs()), []);
-    if (cameOnline.length) this.#track(this.#quietly(() => this.#sessions.presence(db, sessionId, true), undefined));
+    if (cameOnline.length) this.#books.presence(db, sessionId, true);
     let history: VisitorHistory;
     try {
-      history = await this.#sessions.history(db, sessionId, afterId);
+      history = await this.#books.read(() => this.#sessions.history(db, sessionId, afterId));
     } catch (err) {
       this.#log(`livechat: history of session ${sessionId} in ${db} could not be read`, err);
       ws.close(1011, 'History unavailable; reconnect');
@@ -143,7 +153,7 @@ export class VisitorHub {
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = null;
     for (const d of this.#databases.values()) for (const set of d.values()) for (const s of set) s.ws.close(1001, 'Server shutting down');
-    await Promise.race([Promise.allSettled([...this.#pending]), new Promise((r) => setTimeout(r, 1_000).unref())]);
+    await Promise.race([Promise.allSettled([...this.#pending]).then(() => this.#books.drain()), new Promise((r) => setTimeout(r, 1_000).unref())]);
   }
 
   #ttlMs(): number {
@@ -166,7 +176,7 @@ export class VisitorHub {
     if (!set.size) d!.delete(socket.sessionId);
     if (!d!.size) this.#databases.delete(socket.db);
     const wentOffline = await this.#quietly(() => this.bus.presence.leave(presenceKey(socket.db), entryOf(socket)), false);
-    if (wentOffline) await this.#quietly(() => this.#sessions.presence(socket.db, socket.sessionId, false), undefined);
+    if (wentOffline) this.#books.presence(socket.db, socket.sessionId, false);
   }
 
   #receive(socket: VisitorSocket, data: RawData, isBinary: boolean): void {
@@ -184,7 +194,7 @@ export class VisitorHub {
     } else if (type === 'typing') {
       if (now - socket.typingAt < this.#typingMs) return;
       socket.typingAt = now;
-      this.#track(this.#quietly(() => this.#sessions.typing(socket.db, socket.sessionId), undefined));
+      this.#books.typing(socket.db, socket.sessionId);
     } else {
       this.#send(socket, { type: 'error', detail: "Frames are JSON objects of type 'heartbeat' or 'typing'", error: 'BadFrame' });
     }
@@ -248,8 +258,8 @@ export class VisitorHub {
       const key = presenceKey(db);
       const cameOnline = await this.#quietly(() => this.bus.presence.touch(key, entries, this.#ttlMs()), []);
       const lapsed = await this.#quietly(() => this.bus.presence.lapse(key), []);
-      for (const id of cameOnline) await this.#quietly(() => this.#sessions.presence(db, id, true), undefined);
-      for (const id of lapsed) await this.#quietly(() => this.#sessions.presence(db, id, false), undefined);
+      for (const id of cameOnline) this.#books.presence(db, id, true);
+      for (const id of lapsed) this.#books.presence(db, id, false);
       if (seen.length) await this.#quietly(() => this.#sessions.seen(db, [...new Set(seen)]), undefined);
     }));
     if (!this.#databases.size && this.#timer) {

@@ -131,6 +131,30 @@ describe('the visitor socket', () => {
     await again.close();
   });
 
+  it('writes the presence of a crowd connecting and leaving at once in a few statements, and every session is online, then offline', async () => {
+    const crowd = await Promise.all(Array.from({ length: 30 }, (_, i) => t.run(() => LiveChatSession.visitor_start(`Crowd ${i}`, null))));
+    const database = await t.platform.database(t.name);
+    const presenceWrites: string[] = [];
+    const off = database.onStatement((text) => {
+      if (/^\s*UPDATE\b[\s\S]*visitor_online/i.test(text)) presenceWrites.push(text);
+    });
+    try {
+      const sockets = await Promise.all(crowd.map((c) => visitorSocket(c.token)));
+      const ids = crowd.map((c) => c.session_id);
+      const online = () => t.run(() => LiveChatSession.query({ id__in: ids, visitor_online: true }).count());
+      await expect.poll(online, { timeout: 5_000 }).toBe(30);
+      // 30 sessions came online: a unit of work per window of 25 ms, not one per visitor.
+      expect(presenceWrites.length).toBeGreaterThan(0);
+      expect(presenceWrites.length).toBeLessThanOrEqual(5);
+      presenceWrites.length = 0;
+      await Promise.all(sockets.map((s) => s.close()));
+      await expect.poll(online, { timeout: 5_000 }).toBe(0);
+      expect(presenceWrites.length).toBeLessThanOrEqual(5);
+    } finally {
+      off();
+    }
+  });
+
   it('refuses a bad token, another database\'s token and a closed session with 401', async () => {
     const refusal = (token: string, db = t.name) => TestSocket.refusal(`${ws}/livechat/ws?token=${token}&db=${db}`);
     expect((await refusal('x'.repeat(43))).status).toBe(401);

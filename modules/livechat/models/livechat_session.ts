@@ -62,15 +62,16 @@ export class LiveChatSession extends Model {
     return withEnv({ su: true }, () => markSeen(ids));
   }
 
-  static visitor_presence(id: number, online: boolean): Promise<void> {
+  /** Sessions came online or went offline (over every worker): stored, and their agents told. */
+  static visitor_presence(changes: readonly { id: number; online: boolean }[]): Promise<void> {
     return withEnv({ su: true }, async () => {
-      await markOnline(id, online);
-      await visitorPresence(id, online);
+      await markOnline(changes);
+      await visitorPresence(changes);
     });
   }
 
-  static visitor_typing(id: number): Promise<void> {
-    return withEnv({ su: true }, () => visitorTyping(id));
+  static visitor_typing(ids: readonly number[]): Promise<void> {
+    return withEnv({ su: true }, () => visitorTyping(ids));
   }
 
   /** Ends the chat: the visitor is told, and neither side may post on it any more. */

@@ -23,14 +23,19 @@ export function sessionClosed(ids: readonly number[]): void {
   for (const id of ids) send_livechat_visitor(id, { type: 'closed' });
 }
 
-/** The visitor of session `id` is typing: its agents see "… is typing". */
-export async function visitorTyping(id: number): Promise<void> {
-  const session = (await sessionAgents([id])).get(id);
-  for (const uid of session?.users ?? []) send_realtime(uid, 'livechat_typing', { session_id: id, visitor_name: session!.visitorName });
+/** The visitors of sessions `ids` are typing: their agents see "… is typing". */
+export async function visitorTyping(ids: readonly number[]): Promise<void> {
+  const agents = await sessionAgents(ids);
+  for (const id of ids) {
+    const session = agents.get(id);
+    for (const uid of session?.users ?? []) send_realtime(uid, 'livechat_typing', { session_id: id, visitor_name: session!.visitorName });
+  }
 }
 
-/** The visitor of session `id` came online or went offline (over every worker): its agents are told. */
-export async function visitorPresence(id: number, online: boolean): Promise<void> {
-  const session = (await sessionAgents([id])).get(id);
-  for (const uid of session?.users ?? []) send_realtime(uid, 'livechat_presence', { session_id: id, online });
+/** Visitors came online or went offline (over every worker): their sessions' agents are told. */
+export async function visitorPresence(changes: readonly { id: number; online: boolean }[]): Promise<void> {
+  const agents = await sessionAgents(changes.map((c) => c.id));
+  for (const { id, online } of changes) {
+    for (const uid of agents.get(id)?.users ?? []) send_realtime(uid, 'livechat_presence', { session_id: id, online });
+  }
 }

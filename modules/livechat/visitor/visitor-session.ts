@@ -179,9 +179,13 @@ export async function markSeen(ids: readonly number[]): Promise<void> {
     WHERE id = ANY(${[...ids]}::int[])`.execute(work.trx);
 }
 
-export async function markOnline(id: number, online: boolean): Promise<void> {
+/** Stores each session's presence: one statement whatever the number of sessions. */
+export async function markOnline(changes: readonly { id: number; online: boolean }[]): Promise<void> {
+  if (!changes.length) return;
   const { registry, work } = currentEnv();
   const session = registry.meta(SESSION);
   const col = (name: string) => sql.id(session.fields.get(name)!.column!);
-  await sql`UPDATE ${sql.table(session.table)} SET ${col('visitor_online')} = ${online}, ${col('last_seen')} = now() WHERE id = ${id}`.execute(work.trx);
+  const online = changes.filter((c) => c.online).map((c) => c.id);
+  await sql`UPDATE ${sql.table(session.table)} SET ${col('visitor_online')} = (id = ANY(${online}::int[])), ${col('last_seen')} = now()
+    WHERE id = ANY(${changes.map((c) => c.id)}::int[])`.execute(work.trx);
 }

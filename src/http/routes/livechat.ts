@@ -44,8 +44,8 @@ export function visitorSessions(platform: Platform): VisitorSessions {
   return {
     history: (db, id, afterId) => run(db, () => liveChat().visitor_history(id, afterId)),
     seen: (db, ids) => run(db, () => liveChat().visitor_seen(ids)),
-    presence: (db, id, online) => run(db, () => liveChat().visitor_presence(id, online)),
-    typing: (db, id) => run(db, () => liveChat().visitor_typing(id)),
+    presence: (db, changes) => run(db, () => liveChat().visitor_presence(changes)),
+    typing: (db, ids) => run(db, () => liveChat().visitor_typing(ids)),
     attachmentUrl: (db, id) => signedFileUrl(platform.secret, db, id, 'view'),
   };
 }
