@@ -13,7 +13,7 @@
  * sessions that sent a heartbeat, and pings. Presence and typing are written in batches, and
  * history reads queue past a few at once (`visitor-bookkeeping.ts`). `typing` is passed on at most once per
  * `typingIntervalMs` per socket; a socket sending more than `framesPerSecond` for `floodSeconds`
- * in a row is closed (1008).
+ * in a row is closed (1008), and so is a session's socket past `maxSocketsPerSession` on a worker.
  */
 import { randomBytes } from 'node:crypto';
 import type { RawData, WebSocket } from 'ws';
@@ -41,6 +41,8 @@ export interface VisitorHubOptions {
   flushMs?: number;
   /** History reads at once on this worker (4); more wait their turn. */
   maxReads?: number;
+  /** Sockets of one session on this worker (10: a visitor's tabs); one more is closed with 1008. */
+  maxSocketsPerSession?: number;
   log?: (message: string, error?: unknown) => void;
 }
 
@@ -94,6 +96,7 @@ export class VisitorHub {
   readonly #unsubscribe: () => void;
   readonly #pending = new Set<Promise<unknown>>();
   readonly #books: VisitorBookkeeping;
+  readonly #maxPerSession: number;
   #timer: NodeJS.Timeout | null = null;
   #pingedAt = Date.now();
 
@@ -106,6 +109,7 @@ export class VisitorHub {
     this.#floodSeconds = options.floodSeconds ?? 3;
     this.#maxBacklog = options.maxBacklogBytes ?? 1024 * 1024;
     this.#log = options.log ?? ((message, error) => console.error(message, error));
+    this.#maxPerSession = options.maxSocketsPerSession ?? 10;
     this.#books = new VisitorBookkeeping(this.#sessions, {
       flushMs: options.flushMs ?? 25,
       maxReads: options.maxReads ?? 4,
@@ -116,6 +120,11 @@ export class VisitorHub {
 
   /** Takes the socket of session `sessionId` (its token checked), sends its history, then its live frames. */
   async connect(ws: WebSocket, db: string, sessionId: number, afterId: number | null): Promise<void> {
+    // One token must not hold a worker's memory: a visitor has a few tabs, a script thousands of sockets.
+    if ((this.#databases.get(db)?.get(sessionId)?.size ?? 0) >= this.#maxPerSession) {
+      ws.close(1008, 'Too many sockets for this chat');
+      return;
+    }
     const socket = new VisitorSocket(ws, db, sessionId, `${this.id}:${++this.#seq}`, afterId);
     ws.on('message', (data, isBinary) => this.#receive(socket, data, isBinary));
     ws.on('pong', () => (socket.alive = true));

@@ -155,6 +155,17 @@ describe('the visitor socket', () => {
     }
   });
 
+  it('holds at most ten sockets of one session on a worker: the next is closed with 1008', async () => {
+    const { token } = await start('Tabby Tabs');
+    const tabs = await Promise.all(Array.from({ length: 10 }, () => visitorSocket(token)));
+    const eleventh = await TestSocket.attempt(`${ws}/livechat/ws?token=${token}&db=${t.name}`);
+    expect(eleventh).toMatchObject({ code: 1008, frames: [] });
+    await tabs[0]!.close();
+    const again = await visitorSocket(token);
+    expect(history(again).state).toBe('open');
+    await Promise.all([again, ...tabs.slice(1)].map((s) => s.close()));
+  });
+
   it('refuses a bad token, another database\'s token and a closed session with 401', async () => {
     const refusal = (token: string, db = t.name) => TestSocket.refusal(`${ws}/livechat/ws?token=${token}&db=${db}`);
     expect((await refusal('x'.repeat(43))).status).toBe(401);

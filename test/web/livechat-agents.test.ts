@@ -2,7 +2,8 @@
  * The live chat's agent side in the web client (issue 28 item 4, CONTRACTS C5 "Agents"), in
  * Debian's Chromium with the real sockets: the `Live Chat` menu lists the sessions with the
  * visitor's online dot, live as the visitor's widget connects and leaves; a session's form has the
- * chatter, where "… is typing" and the visitor's messages appear without a reload, `Send message`
+ * chatter, where "… is typing" and the visitor's messages (its files as links the agent opens)
+ * appear without a reload, `Send message`
  * reaches the visitor's socket and `Log note` never does.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -88,6 +89,18 @@ describe('agents', () => {
     expect(await region.getByRole('article').first().innerText()).toMatch(/Vera Visitor[\s\S]*Where is my parcel\?/);
     await expect.poll(() => region.getByText('is typing').count()).toBe(0);
 
+    // A visitor's file: a link in the chatter that the agent's own session opens.
+    const file = await served.app.inject({
+      method: 'POST', url: '/livechat/attachment', headers: { 'content-type': 'application/json', 'x-db-name': t.name },
+      payload: JSON.stringify({ token, name: 'receipt.txt', base64: Buffer.from('Receipt 7').toString('base64'), mimetype: 'text/plain' }),
+    });
+    expect(file.statusCode, file.body).toBe(200);
+    const link = region.getByRole('link', { name: 'receipt.txt' });
+    await link.waitFor({ timeout: 8_000 });
+    const href = (await link.getAttribute('href'))!;
+    const download = await g.page.evaluate(async (url) => { const r = await fetch(url); return { status: r.status, text: await r.text() }; }, href);
+    expect(download).toEqual({ status: 200, text: 'Receipt 7' });
+
     const findings = await seriousViolations(g.page);
     expect(findings, describeFindings(findings)).toEqual([]);
 
@@ -99,10 +112,10 @@ describe('agents', () => {
     await write('Send message', 'It left this morning.');
     await socket.next((f) => f.type === 'message' && f.message.is_agent === true);
     await write('Log note', 'Internal: check the carrier');
-    await expect.poll(() => region.getByRole('article').count()).toBe(3);
+    await expect.poll(() => region.getByRole('article').count()).toBe(4);
     await new Promise((r) => setTimeout(r, 300));
     const seen = socket.frames.filter((f) => f.type === 'message').map((f) => f.message);
-    expect(seen.map((m) => [m.author_name, m.is_agent])).toEqual([['Vera Visitor', false], [AGENT.name, true]]);
+    expect(seen.map((m) => [m.author_name, m.is_agent])).toEqual([['Vera Visitor', false], ['Vera Visitor', false], [AGENT.name, true]]);
     expect(JSON.stringify(socket.frames)).not.toContain('Internal');
     socket.ws.close();
     g.assertClean();

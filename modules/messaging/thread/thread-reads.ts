@@ -2,9 +2,11 @@
  * The `messages` and `followers` of `_mail_thread` records (C5 precision 1), read for every record
  * of a batch at once: reading the thread of 50 tasks is one statement, not 50. The caller may read
  * the records (the read that asks for these fields checked it); their threads are read as the
- * platform. A record shows its newest `THREAD_LIMIT` messages.
+ * platform. A record shows its newest `THREAD_LIMIT` messages. Where a module gives messages
+ * `attachments` (the live chat's visitor files), each message lists its files too: one more
+ * statement for the whole batch.
  */
-import { currentEnv, sql } from 'fieldforge';
+import { QuerySet, currentEnv, sql } from 'fieldforge';
 
 export const THREAD_LIMIT = 200;
 
@@ -16,6 +18,8 @@ export interface ThreadMessage {
   content: string | null;
   message_type: string;
   created_date: string;
+  /** The message's files, where messages have any (`attachments`). */
+  attachments?: { id: number; name: string; mimetype: string | null }[];
 }
 
 export interface ThreadFollower {
@@ -49,7 +53,18 @@ export async function threadMessages(model: string, ids: readonly number[]): Pro
       created_date: new Date(r.created_date).toISOString(),
     });
   }
+  if (message.fields.has('attachments') && rows.length) await addAttachments([...out.values()].flat());
   return out;
+}
+
+async function addAttachments(messages: ThreadMessage[]): Promise<void> {
+  const rows = await new QuerySet(currentEnv().registry.meta('Message')).filter({ id__in: messages.map((m) => m.id) })
+    .read(['attachments.name', 'attachments.mimetype']);
+  const files = new Map(rows.map((r) => [r.id as number, (r.attachments as { id: number; name: string; mimetype: string | null }[] | null) ?? []]));
+  for (const m of messages) {
+    const list = files.get(m.id) ?? [];
+    m.attachments = list.map(({ id, name, mimetype }) => ({ id, name, mimetype: mimetype ?? null }));
+  }
 }
 
 export async function threadFollowers(model: string, ids: readonly number[]): Promise<Map<number, ThreadFollower[]>> {

@@ -3,7 +3,8 @@
  * author, time and content. The content is HTML the server sanitised on write (an allow-list:
  * no scripts, event handlers, `javascript:` URLs or foreign styles), shown as such; the page's
  * Content-Security-Policy would refuse an inline script or a foreign image anyway. Internal notes
- * and system messages are marked as such.
+ * and system messages are marked as such. A message's files (a live-chat visitor's) are links to
+ * the file store, which the reader's own session opens.
  */
 import { html } from '../../lib/html.js';
 import { TimeLabel } from './time-label.js';
@@ -24,6 +25,9 @@ export function Thread({ messages, lang }) {
           <${TimeLabel} iso=${m.created_date} lang=${lang} />
         </header>
         <div class="ff-message__content" dangerouslySetInnerHTML=${{ __html: String(m.content ?? '') }}></div>
+        ${m.attachments?.length ? html`<ul class="ff-message__files" aria-label="Attachments">
+          ${m.attachments.map((a) => html`<li key=${a.id}><a href=${`/filestore/download/${a.id}`} download=${a.name}>${a.name}</a></li>`)}
+        </ul>` : null}
       </article>`;
     })}
   </div>`;

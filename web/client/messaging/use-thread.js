@@ -12,7 +12,8 @@ import { onActivity, onRealtimeStatus, watchRecord } from '../realtime/socket.js
 
 /**
  * @typedef {{id: number, display_name: string}} Link
- * @typedef {{id: number, author: Link | null, author_name?: string | null, content: string, message_type: string, created_date: string}} ThreadMessage
+ * @typedef {{id: number, author: Link | null, author_name?: string | null, content: string, message_type: string, created_date: string,
+ *   attachments?: {id: number, name: string, mimetype: string | null}[]}} ThreadMessage
  * @typedef {{id: number, contact: Link, user_id: number | null}} Follower
  */
 
