@@ -32,7 +32,7 @@ let agent: MessagingPerson;
 const APP_OPTIONS = { dev: false, altchaMaxNumber: 40, livechat: { checkIntervalMs: 200, typingIntervalMs: 300 } } as const;
 
 /** The other site's page: its own styles aimed at what the widget uses (`button`, `.launcher`, `h2`). */
-const sitePage = (db: string) => `<!doctype html>
+const sitePage = (db: string, byQuery: boolean) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Acme shop</title>
 <style>
@@ -42,7 +42,9 @@ const sitePage = (db: string) => `<!doctype html>
   h2 { text-transform: uppercase; }
 </style></head>
 <body><main><h1>Acme shop</h1><p>Our products.</p><button class="launcher" type="button">Site button</button></main>
-<script type="module" src="http://127.0.0.1:${port}/livechat/widget.js" data-db="${db}"></script>
+${byQuery
+    ? `<script type="module" src="http://127.0.0.1:${port}/livechat/widget.js?db=${db}"></script>`
+    : `<script type="module" src="http://127.0.0.1:${port}/livechat/widget.js" data-db="${db}"></script>`}
 </body></html>`;
 
 async function startApp(): Promise<void> {
@@ -55,7 +57,7 @@ beforeAll(async () => {
   app = await buildApp(t.platform, APP_OPTIONS);
   await app.listen({ host: '127.0.0.1', port: 0 });
   port = (app.server.address() as AddressInfo).port;
-  site = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(sitePage(t.name)));
+  site = createServer((req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(sitePage(t.name, Boolean(req.url?.includes('by=query')))));
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
   siteUrl = `http://localhost:${(site.address() as AddressInfo).port}/`;
   agent = await messagingPerson(t, 'Olga Agent', ['core.group_user', 'livechat.group_agent']);
@@ -77,7 +79,7 @@ interface SitePage {
 }
 
 /** A page of the other site; a request to any host but the site and our server fails the test. */
-async function openSite(context?: BrowserContext, viewport = { width: 1280, height: 800 }): Promise<SitePage> {
+async function openSite(context?: BrowserContext, viewport = { width: 1280, height: 800 }, path = ''): Promise<SitePage> {
   const ctx = context ?? await browser.newContext({ viewport });
   const requests: string[] = [];
   const errors: string[] = [];
@@ -89,7 +91,7 @@ async function openSite(context?: BrowserContext, viewport = { width: 1280, heig
   });
   const page = await ctx.newPage();
   page.on('pageerror', (err) => errors.push(String(err)));
-  await page.goto(siteUrl);
+  await page.goto(siteUrl + path);
   await page.getByRole('button', { name: 'Chat with us' }).waitFor();
   return { context: ctx, page, requests, errors };
 }
@@ -284,8 +286,8 @@ describe('the widget on another site', () => {
     await s.context.close();
   });
 
-  it('is usable by keyboard alone, passes axe, and fits 360 px', async () => {
-    const s = await openSite(undefined, { width: 360, height: 740 });
+  it('is usable by keyboard alone, passes axe, and fits 360 px (embedded by `?db=` this time)', async () => {
+    const s = await openSite(undefined, { width: 360, height: 740 }, '?by=query');
     const { page } = s;
     await page.getByRole('button', { name: 'Chat with us' }).focus();
     await page.keyboard.press('Enter');
