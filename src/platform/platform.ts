@@ -1,7 +1,7 @@
 /**
  * A platform: the storage engine, the module catalog, the file storage, the realtime bus (and the
  * record-changed feed over it) and, per
- * database, the composed registry. A database's registry is rebuilt when its registry version moves (another
+ * database, the composed registry (shared by the databases with the same modules). A database's registry is rebuilt when its registry version moves (another
  * worker installed or upgraded a module), so every worker serves the same models. Everything a
  * unit of work needs from it (database, registry, files) is handed to the unit of work's
  * environment; nothing of it is process-wide, so several platforms may share a process.
@@ -14,6 +14,7 @@ import type { FileService } from '../files/file-service.js';
 import type { Engine, TenantDatabase } from '../db/engine.js';
 import { installedModules, readPlatformState } from '../db/platform-state.js';
 import { assertValidDatabaseName } from '../db/database-name.js';
+import { dependencyOrder } from '../modules/dependency-order.js';
 import { buildRegistry, installModules, type InstallRequest, type InstallResult } from '../modules/installer.js';
 import type { ModuleCatalog } from '../modules/module-catalog.js';
 import { transaction, type TransactionOptions } from '../orm/transaction.js';
@@ -46,6 +47,13 @@ let preparingNow = 0;
 
 export class Platform {
   private readonly registries = new Map<string, CachedRegistry>();
+  /**
+   * Registries by the modules they compose, in composition order: every database with the same
+   * modules shares one, its compiled models and the plans cached on them (issue 29: a thousand
+   * tenants of one product cost one registry, not a thousand). A registry is built from the code
+   * alone, never from a database's rows, so sharing it changes nothing a database sees.
+   */
+  readonly #composed = new Map<string, Promise<Registry>>();
   #firstOpen: FirstOpenWork | null = null;
   /** Databases whose first-open work is done, and the work under way (shared by concurrent callers). */
   readonly #ready = new Set<string>();
@@ -124,9 +132,21 @@ export class Platform {
     version ??= (await readPlatformState(db.executor)).registryVersion;
     const cached = this.registries.get(name);
     if (cached && cached.version === version) return cached.registry;
-    const registry = installedModules(db.executor).then((mods) => buildRegistry(this.catalog, mods));
+    const registry = installedModules(db.executor).then((mods) => this.#composedRegistry(mods));
     this.registries.set(name, { version, registry });
     registry.catch(() => this.registries.delete(name));
+    return registry;
+  }
+
+  #composedRegistry(modules: readonly string[]): Promise<Registry> {
+    const order = dependencyOrder(this.catalog, modules);
+    const key = order.join(',');
+    let registry = this.#composed.get(key);
+    if (!registry) {
+      registry = buildRegistry(this.catalog, order);
+      this.#composed.set(key, registry);
+      registry.catch(() => this.#composed.delete(key));
+    }
     return registry;
   }
 
