@@ -117,7 +117,11 @@ describe('agents', () => {
     const seen = socket.frames.filter((f) => f.type === 'message').map((f) => f.message);
     expect(seen.map((m) => [m.author_name, m.is_agent])).toEqual([['Vera Visitor', false], ['Vera Visitor', false], [AGENT.name, true]]);
     expect(JSON.stringify(socket.frames)).not.toContain('Internal');
-    socket.ws.close();
+    // `Close session` on the form ends the chat: the visitor's socket is told and closed (4000).
+    await g.page.getByRole('button', { name: 'Close session', exact: true }).click();
+    await socket.next((f) => f.type === 'closed', 8_000);
+    await socket.until(() => socket.closed !== null, 5_000, 'close');
+    expect(socket.closed!.code).toBe(4000);
     g.assertClean();
     await g.close();
   });
