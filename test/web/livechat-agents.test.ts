@@ -3,8 +3,8 @@
  * Debian's Chromium with the real sockets: the `Live Chat` menu lists the sessions with the
  * visitor's online dot, live as the visitor's widget connects and leaves; a session's form has the
  * chatter, where "… is typing" and the visitor's messages (its files as links the agent opens)
- * appear without a reload, `Send message`
- * reaches the visitor's socket and `Log note` never does.
+ * appear without a reload, `Send message` reaches the visitor's socket and `Log note` never does,
+ * and `Close session` ends the chat on the visitor's side.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
