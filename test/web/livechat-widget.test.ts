@@ -120,14 +120,17 @@ async function sessionOf(name: string): Promise<{ id: number; state: string; age
   return rows[0] as { id: number; state: string; agent: unknown };
 }
 
-async function reply(session: number, content: string, message_type = 'comment'): Promise<void> {
-  const res = await fetch(`http://127.0.0.1:${port}/api/execute/LiveChatSession/message_post`, {
+/** An API method of the session, called by the agent over HTTP. */
+async function execute(session: number, method: string, inputs: Record<string, unknown>): Promise<void> {
+  const res = await fetch(`http://127.0.0.1:${port}/api/execute/LiveChatSession/${method}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${agent.token}`, 'x-db-name': t.name, 'content-type': 'application/json' },
-    body: JSON.stringify({ ids: [session], request_body: { inputs: { content, message_type } } }),
+    body: JSON.stringify({ ids: [session], request_body: { inputs } }),
   });
   expect(res.status, await res.text()).toBe(200);
 }
+
+const reply = (session: number, content: string, message_type = 'comment') => execute(session, 'message_post', { content, message_type });
 
 describe('the widget on another site', () => {
   it('loads only from our server, keeps styles apart both ways, starts a chat, shows replies once and never notes', async () => {
@@ -270,12 +273,7 @@ describe('the widget on another site', () => {
       delete process.env.FF_LIVECHAT_MESSAGES_PER_MINUTE;
     }
 
-    const res = await fetch(`http://127.0.0.1:${port}/api/execute/LiveChatSession/close_session`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${agent.token}`, 'x-db-name': t.name, 'content-type': 'application/json' },
-      body: JSON.stringify({ ids: [session.id], request_body: { inputs: {} } }),
-    });
-    expect(res.status, await res.text()).toBe(200);
+    await execute(session.id, 'close_session', {});
     await panel(s.page).getByText('This chat has ended.').waitFor();
     expect(await box.isVisible()).toBe(false);
     expect(await s.page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('fieldforge-livechat:')))).toEqual([]);

@@ -4,16 +4,11 @@
  * (the online dot in the sessions' list and on the form), and the "… is typing" line of a
  * session's chatter.
  */
+import { linkStylesheet } from 'fieldforge/web/lib/stylesheet.js';
 import { registry } from 'fieldforge/web/client/registry.js';
 import { VisitorPresenceField, VisitorTyping, visitorPresenceCell } from './visitor-presence-field.js';
 
 registry.field('visitor_presence', VisitorPresenceField, { types: ['Boolean'], cell: visitorPresenceCell });
 registry.chatterPart('LiveChatSession', VisitorTyping);
 
-const STYLESHEET = new URL('./livechat.css', import.meta.url).href;
-if (![...document.querySelectorAll('link[rel~="stylesheet"]')].some((l) => /** @type {HTMLLinkElement} */ (l).href === STYLESHEET)) {
-  const link = document.createElement('link');
-  link.rel = 'stylesheet';
-  link.href = STYLESHEET;
-  document.head.append(link);
-}
+linkStylesheet(new URL('./livechat.css', import.meta.url).href);
