@@ -10,6 +10,10 @@
  * Partners are isolated by company as FieldForge isolates them (a partner of another company
  * reads as none, and a new order may only name a readable one), so both do the same SQL work.
  *
+ * BENCH_BARE_PLAIN=1 makes it the plain program a user would write (issue 29's second baseline):
+ * no credential checked at all, every request served as the first key's user with no record rule
+ * — the same rows as the administrator's, none of the permission work.
+ *
  * Environment: BENCH_DB_URL (the benchmark database), BENCH_KEYS (JSON `[{hash, uid, companies,
  * restricted}]`: each key's hash, its user — the audit columns of created orders, the rule's
  * `user_id` —, its companies, and whether the rule binds it), PORT (0 = any free port).
@@ -84,7 +88,11 @@ const CREATE = statement('create', 7, (rule) => `INSERT INTO bench_order (name, 
 
 const STATE_FILTER = /^\s*Q\(\s*state\s*=\s*'(\w+)'\s*\)\s*$/;
 
+const PLAIN = process.env.BENCH_BARE_PLAIN === '1';
+const plainCaller: Caller = { ...callers[0]!, restricted: false };
+
 function authenticate(req: http.IncomingMessage): Caller {
+  if (PLAIN) return plainCaller;
   const digest = bearerDigest(req);
   const caller = callers.find((c) => sameKey(digest, c.hash));
   if (!caller) throw new HttpError(401, 'Invalid credential');

@@ -14,7 +14,8 @@
  *
  * Environment: as run.ts (BENCH_DURATION, BENCH_ROUNDS, BENCH_WARMUP, BENCH_CONNECTIONS,
  * BENCH_PROFILE=1, BENCH_SQL=1, BENCH_KEEP=1, BENCH_DATABASE_URL, BENCH_FF_NODE_ARGS), plus
- * BENCH_PROFILE_DIR (keep the raw profiles), BENCH_CASES (shapes, e.g. `list,count`, or run.ts's
+ * BENCH_BARE_PLAIN=1 (the bare server checks no credential and applies no rule: the plain
+ * program of issue 29, whose clerk rows are then the administrator's), BENCH_PROFILE_DIR (keep the raw profiles), BENCH_CASES (shapes, e.g. `list,count`, or run.ts's
  * letters a–d for the same four) and BENCH_KEYS (`admin,clerk`). BENCH_BASELINE_ROOT=<another
  * checkout>: FieldForge as built there takes the bare server's place, an A/B of two versions in
  * one run (the ratios are then new ÷ old); BENCH_BASELINE_NODE_ARGS gives the baseline node flags
@@ -213,7 +214,7 @@ function printResults(runs: Measurement[], memory: Memory, dbName: string, elaps
   out.push('');
   const rows: string[][] = [];
   for (const { shape, keyName, ff, bare } of runs) {
-    const baselineLabel = process.env.BENCH_BASELINE_ROOT ? 'FF baseline' : 'bare http+pg';
+    const baselineLabel = process.env.BENCH_BASELINE_ROOT ? 'FF baseline' : process.env.BENCH_BARE_PLAIN === '1' ? 'plain http+pg' : 'bare http+pg';
     for (const [label, m] of [['FieldForge', ff], [baselineLabel, bare]] as const) {
       const f = figuresOf(m);
       rows.push([
