@@ -64,10 +64,15 @@ export function log(msg: string): void {
 }
 
 /** Starts FieldForge (bench/fieldforge-server.ts) or a bare server (`bareScript`). */
-export async function startServer(key: ServerKey, env: Record<string, string>, bareScript = 'bench/bare-server.ts'): Promise<Server> {
+export async function startServer(
+  key: ServerKey, env: Record<string, string>, bareScript = 'bench/bare-server.ts',
+  /** Another bare server beside the first (its pool's application name and its label). */
+  named?: { appName: string; label: string },
+): Promise<Server> {
   // BENCH_BARE_NODE_ARGS: node flags for the bare server (none by default), e.g. FieldForge's own.
   const bareArgs = key === 'fieldforge' ? [] : (process.env.BENCH_BARE_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
   const { child, port } = await startServerProcess(key === 'fieldforge' ? 'bench/fieldforge-server.ts' : bareScript, env, bareArgs);
+  if (named) return { key, child, port, ...named };
   return { key, label: key === 'fieldforge' ? 'FieldForge' : 'bare http+pg', child, port, appName: key === 'fieldforge' ? 'fieldforge' : 'ffbench-bare' };
 }
 
@@ -110,7 +115,7 @@ export async function callBoth(ff: Server, bare: Server, what: string, path: str
 export function logStatements(statements: string[]): void {
   if (!SHOW_SQL) return;
   log(`      FieldForge ran ${statements.length} statement(s):`);
-  for (const s of statements) log(`        ${s.replace(/\s+/g, ' ').slice(0, 400)}`);
+  for (const s of statements) log(`        ${s.replace(/\s+/g, ' ').slice(0, Number(process.env.BENCH_SQL_CHARS ?? 400))}`);
 }
 
 const CLK_TCK = (() => {
@@ -194,14 +199,24 @@ async function measureRound(server: Server, request: AutocannonRequest, seconds:
  * so a change of load on the machine during the case weighs on both alike.
  */
 export async function measureCase(request: AutocannonRequest, ff: Server, bare: Server, admin: pg.Client, dbName: string): Promise<{ ff: Measured; bare: Measured }> {
-  if (WARMUP > 0) for (const s of [ff, bare]) await load(s, request, WARMUP);
-  const out = { fieldforge: emptyMeasured(), bare: emptyMeasured() };
+  const [a, b] = await measureServers(request, [ff, bare], admin, dbName);
+  return { ff: a!, bare: b! };
+}
+
+/**
+ * `measureCase` for any number of servers: a warm-up each, then ROUNDS runs each, the order
+ * reversed every other round (A B C C B A…). The figures come back in the order of `servers`.
+ */
+export async function measureServers(request: AutocannonRequest, servers: readonly Server[], admin: pg.Client, dbName: string): Promise<Measured[]> {
+  if (WARMUP > 0) for (const s of servers) await load(s, request, WARMUP);
+  const out = servers.map(() => emptyMeasured());
   const seconds = DURATION / ROUNDS;
   for (let i = 0; i < ROUNDS; i++) {
-    const order = i % 2 === 0 ? [ff, bare] : [bare, ff];
-    for (const s of order) await measureRound(s, request, seconds, out[s.key], admin, dbName);
+    const order = servers.map((s, k) => ({ s, m: out[k]! }));
+    if (i % 2 === 1) order.reverse();
+    for (const { s, m } of order) await measureRound(s, request, seconds, m, admin, dbName);
   }
-  return { ff: out.fieldforge, bare: out.bare };
+  return out;
 }
 
 export function percentile(sorted: number[], p: number): number {

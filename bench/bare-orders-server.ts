@@ -30,7 +30,8 @@ interface Caller {
 
 const callers: Caller[] = (JSON.parse(env('BENCH_KEYS')) as (Omit<Caller, 'hash'> & { hash: string })[])
   .map((k) => ({ ...k, hash: Buffer.from(k.hash, 'hex') }));
-const db = countingPool({ applicationName: 'ffbench-bare', datesAsText: true });
+// Its own application name: the ceiling bench runs it beside the guarded one.
+const db = countingPool({ applicationName: process.env.BENCH_BARE_PLAIN === '1' ? 'ffbench-plain' : 'ffbench-bare', datesAsText: true });
 
 /**
  * A statement in two versions, built once: the administrator's, and the restricted one with the

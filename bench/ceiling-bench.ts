@@ -14,8 +14,9 @@
  *
  * Environment: as run.ts (BENCH_DURATION, BENCH_ROUNDS, BENCH_WARMUP, BENCH_CONNECTIONS,
  * BENCH_PROFILE=1, BENCH_SQL=1, BENCH_KEEP=1, BENCH_DATABASE_URL, BENCH_FF_NODE_ARGS), plus
- * BENCH_BARE_PLAIN=1 (the bare server checks no credential and applies no rule: the plain
- * program of issue 29, whose clerk rows are then the administrator's), BENCH_PROFILE_DIR (keep the raw profiles), BENCH_CASES (shapes, e.g. `list,count`, or run.ts's
+ * BENCH_PLAIN=0 (leave out the third server, the plain program of issue 29: bare-orders-server.ts
+ * with no credential check and no rule, whose clerk rows are then the administrator's; its
+ * targets are issue 29's, ≤ 1.5 / 1.6 / 1.6 / 1.1 and p99 ≤ 1.5 ×), BENCH_PROFILE_DIR (keep the raw profiles), BENCH_CASES (shapes, e.g. `list,count`, or run.ts's
  * letters a–d for the same four) and BENCH_KEYS (`admin,clerk`). BENCH_BASELINE_ROOT=<another
  * checkout>: FieldForge as built there takes the bare server's place, an A/B of two versions in
  * one run (the ratios are then new ÷ old); BENCH_BASELINE_NODE_ARGS gives the baseline node flags
@@ -29,7 +30,7 @@ import type { AutocannonRequest } from 'autocannon';
 import pg from 'pg';
 import { hashApiKey } from '../src/auth/api-keys.js';
 import {
-  CONNECTIONS, DURATION, ROUNDS, WARMUP, call, benchRun, callBoth, figuresOf, log, logStatements, measureCase, pad,
+  CONNECTIONS, DURATION, ROUNDS, WARMUP, call, benchRun, callBoth, figuresOf, log, logStatements, measureServers, pad,
   startBaselineFieldforge, startServer, table, type Measured,
 } from './api-load.js';
 import { BENCH_BASE_URL, databaseUrl } from './bench-database.js';
@@ -42,7 +43,8 @@ const PARTNERS = 1_000;
 const MODULES_DIR = fileURLToPath(new URL('./modules', import.meta.url));
 const IDLE_TARGET_MIB = 120;
 const PEAK_TARGET_MIB = 180;
-const PLAIN = process.env.BENCH_BARE_PLAIN === '1';
+/** BENCH_PLAIN=0 leaves the plain server out (the guarded bare server alone, as issue 15 measured). */
+const WITH_PLAIN = process.env.BENCH_PLAIN !== '0';
 
 type ShapeKey = 'list' | 'fetch' | 'create' | 'count';
 type KeyName = 'admin' | 'clerk';
@@ -61,6 +63,8 @@ interface Shape {
   title: string;
   /** FieldForge ÷ bare, node + PostgreSQL CPU per request, at most. */
   target: number;
+  /** FieldForge ÷ the plain server, node + PostgreSQL CPU per request, at most (issue 29). */
+  plainTarget: number;
   /** The request for autocannon (the same for both servers), under `headers`. */
   request(headers: Record<string, string>): AutocannonRequest;
   /** One concrete request, for the correctness check. */
@@ -74,6 +78,7 @@ interface Measurement {
   keyName: KeyName;
   ff: Measured;
   bare: Measured;
+  plain: Measured | null;
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -132,7 +137,7 @@ function shapes(seeded: Seeded): Shape[] {
   const fetchPath = () => `/api/fetch/BenchOrder/${seeded.visibleId()}`;
   return [
     {
-      key: 'list', target: 1.7,
+      key: 'list', target: 1.7, plainTarget: 1.5,
       title: 'list 50 orders of a state by date, with partner.name',
       request: (h) => post('/api/query/BenchOrder', listBody, h),
       sample: () => ({ path: '/api/query/BenchOrder', body: listBody }),
@@ -142,7 +147,7 @@ function shapes(seeded: Seeded): Shape[] {
       },
     },
     {
-      key: 'fetch', target: 2.0,
+      key: 'fetch', target: 2.0, plainTarget: 1.6,
       title: 'fetch one order by id with partner.name (random order)',
       request: (h) => ({ ...post(fetchPath(), fetchBody, h), setupRequest: (req) => ({ ...req, path: fetchPath() }) }),
       sample: () => ({ path: fetchPath(), body: fetchBody }),
@@ -153,7 +158,7 @@ function shapes(seeded: Seeded): Shape[] {
       },
     },
     {
-      key: 'create', target: 2.0,
+      key: 'create', target: 2.0, plainTarget: 1.6,
       title: 'create one order (name, partner, date, total)',
       request: (h) => post('/api/create/BenchOrder', createBody, h),
       sample: () => ({ path: '/api/create/BenchOrder', body: createBody }),
@@ -164,7 +169,7 @@ function shapes(seeded: Seeded): Shape[] {
       },
     },
     {
-      key: 'count', target: 1.15,
+      key: 'count', target: 1.15, plainTarget: 1.1,
       title: 'counter of the orders of a state (count + 1-row page)',
       request: (h) => post('/api/query/BenchOrder', countBody, h),
       sample: () => ({ path: '/api/query/BenchOrder', body: countBody }),
@@ -214,9 +219,10 @@ function printResults(runs: Measurement[], memory: Memory, dbName: string, elaps
   out.push('CPU µs/req: the server process (node), the PostgreSQL backends of its pool (PG), both (total), from /proc; SQL/req as each server counts.');
   out.push('');
   const rows: string[][] = [];
-  for (const { shape, keyName, ff, bare } of runs) {
-    const baselineLabel = process.env.BENCH_BASELINE_ROOT ? 'FF baseline' : PLAIN ? 'plain http+pg' : 'bare http+pg';
-    for (const [label, m] of [['FieldForge', ff], [baselineLabel, bare]] as const) {
+  const baselineLabel = process.env.BENCH_BASELINE_ROOT ? 'FF baseline' : 'bare http+pg';
+  for (const { shape, keyName, ff, bare, plain } of runs) {
+    const measured = [['FieldForge', ff], [baselineLabel, bare], ...(plain ? [['plain http+pg', plain] as const] : [])] as const;
+    for (const [label, m] of measured) {
       const f = figuresOf(m);
       rows.push([
         shape.key, keyName, label, f.rate.toFixed(0), f.p50.toFixed(1), f.p99.toFixed(1), f.nodeUs.toFixed(0),
@@ -226,16 +232,25 @@ function printResults(runs: Measurement[], memory: Memory, dbName: string, elaps
   }
   out.push(...table(
     ['shape', 'key', 'server', 'req/s', 'p50 ms', 'p99 ms', 'node µs/req', 'PG µs/req', 'total µs/req', 'SQL/req', 'errors'],
-    [6, 5, 12, 7, 7, 7, 11, 9, 12, 7, 6], rows, 3,
+    [6, 5, 13, 7, 7, 7, 11, 9, 12, 7, 6], rows, 3,
   ));
-  out.push('');
-  out.push('FieldForge ÷ bare, node+PG CPU per request, against the target (also: node alone, and req/s bare ÷ FieldForge):');
-  for (const { shape, keyName, ff, bare } of runs) {
-    const [f, b] = [figuresOf(ff), figuresOf(bare)];
-    const ratio = f.totalUs / b.totalUs;
-    out.push(`  ${pad(shape.key, 6)} ${pad(keyName, 5)} ${pad(shape.title, 58)} ${ratio.toFixed(2)}  target ≤ ${shape.target.toFixed(2)}  ${pad(ratio <= shape.target ? 'met' : 'MISSED', 6)}`
-      + `  node ${(f.nodeUs / b.nodeUs).toFixed(2)}  req/s ${(b.rate / f.rate).toFixed(2)}`);
-  }
+  const ratios = (label: string, pick: (r: Measurement) => Measured | null, target: (s: Shape) => number, p99Target: number | null) => {
+    out.push('');
+    out.push(`FieldForge ÷ ${label}, node+PG CPU per request, against the target (also: node alone, req/s ${label} ÷ FieldForge, p99 FieldForge ÷ ${label}):`);
+    for (const run of runs) {
+      const other = pick(run);
+      if (!other) continue;
+      const [f, b] = [figuresOf(run.ff), figuresOf(other)];
+      const ratio = f.totalUs / b.totalUs;
+      const p99 = f.p99 / b.p99;
+      out.push(`  ${pad(run.shape.key, 6)} ${pad(run.keyName, 5)} ${pad(run.shape.title, 58)} ${ratio.toFixed(2)}  target ≤ ${target(run.shape).toFixed(2)}  ${pad(ratio <= target(run.shape) ? 'met' : 'MISSED', 6)}`
+        + `  node ${(f.nodeUs / b.nodeUs).toFixed(2)}  req/s ${(b.rate / f.rate).toFixed(2)}  p99 ${p99.toFixed(2)}`
+        + (p99Target === null ? '' : ` (≤ ${p99Target.toFixed(1)} ${p99 <= p99Target ? 'met' : 'MISSED'})`));
+    }
+  };
+  ratios(process.env.BENCH_BASELINE_ROOT ? 'FF baseline' : 'bare', (r) => r.bare, (sh) => sh.target, null);
+  ratios('plain', (r) => r.plain, (sh) => sh.plainTarget, 1.5);
+  out.push('  (bare: the credential check and the clerk\'s rule in hand-written SQL, issue 15; plain: neither, issue 29)');
   out.push('');
   const verdict = (v: number, target: number) => `target ≤ ${target} MiB  ${v <= target ? 'met' : 'MISSED'}`;
   out.push(`Memory (RSS), the bench's FieldForge server (compiled platform, bench routes, tsx loader for the bench script): idle ${mib(memory.idle.ff).toFixed(1)} MiB (after start + one request of each shape and key, settled 2 s; the targets are the real serve's, below)`);
@@ -281,10 +296,16 @@ async function main(): Promise<void> {
     run.servers.push(ff);
     const bareKeys = keys.map((k, i) => ({ hash: hashApiKey(k.key), uid: k.userId, companies: k.companies, restricted: i === 1 }));
     const baselineRoot = process.env.BENCH_BASELINE_ROOT;
+    const bareEnv = { BENCH_DB_URL: databaseUrl(dbName), BENCH_KEYS: JSON.stringify(bareKeys) };
     const bare = baselineRoot
       ? await startBaselineFieldforge(baselineRoot, { DATABASE_URL: BENCH_BASE_URL, BENCH_DB: dbName, FF_DB_POOL_MAX: '10', FF_ADDONS_PATH: MODULES_DIR })
-      : await startServer('bare', { BENCH_DB_URL: databaseUrl(dbName), BENCH_KEYS: JSON.stringify(bareKeys) }, 'bench/bare-orders-server.ts');
+      : await startServer('bare', bareEnv, 'bench/bare-orders-server.ts');
     run.servers.push(bare);
+    // The plain program: no credential check, no rule (bare-orders-server.ts with BENCH_BARE_PLAIN=1).
+    const plain = WITH_PLAIN
+      ? await startServer('bare', { ...bareEnv, BENCH_BARE_PLAIN: '1' }, 'bench/bare-orders-server.ts', { appName: 'ffbench-plain', label: 'plain http+pg' })
+      : null;
+    if (plain) run.servers.push(plain);
 
     const headersOf = (i: number) => ({ authorization: `Bearer ${keys[i]!.key}`, 'x-db-name': dbName, 'content-type': 'application/json' });
     const onlyShapes = listOf(process.env.BENCH_CASES);
@@ -303,18 +324,22 @@ async function main(): Promise<void> {
         const { path, body } = shape.sample();
         const answers = await callBoth(ff, bare, `${shape.key}/${keyName}`, path, headersOf(i), body);
         logStatements(answers.statements);
-        // The plain server applies no rule: its clerk sees the administrator's rows.
-        if (PLAIN && keyName === 'clerk') continue;
         assertSame(shape, keyName, answers.ff, answers.bare);
-        log(`  ${shape.key}/${keyName} ok, identical on both: ${shape.describe(answers.ff)}`);
+        // The plain server applies no rule: its clerk sees the administrator's rows.
+        if (plain && keyName === 'admin') {
+          const answer = await call(plain, 'POST', path, headersOf(i), body);
+          if (answer.status !== 200) throw new Error(`${shape.key}/${keyName}: the plain server answered ${answer.status}`);
+          if (shape.key !== 'fetch') assertSame(shape, keyName, answers.ff, answer.json); // fetch: another random order
+        }
+        log(`  ${shape.key}/${keyName} ok, identical on ${plain && keyName === 'admin' ? 'all three' : 'both'}: ${shape.describe(answers.ff)}`);
       }
     }
     // The rule at work: an order of the colleague is hidden from the clerk (404 on both).
     const hiddenPath = '/api/fetch/BenchOrder/2';
-    const hidden = await Promise.all((PLAIN ? [ff] : [ff, bare]).map(async (s) =>
+    const hidden = await Promise.all([ff, bare].map(async (s) =>
       (await fetch(`http://127.0.0.1:${s.port}${hiddenPath}`, { method: 'POST', headers: headersOf(1), body: '{}' })).status));
     if (hidden.some((status) => status !== 404)) throw new Error(`the clerk fetched a colleague's order: ${hidden.join(', ')}`);
-    log(`  a colleague's order is hidden from the clerk: 404 ${PLAIN ? 'on FieldForge' : 'on both'}`);
+    log("  a colleague's order is hidden from the clerk: 404 on both");
 
     await settle(2_000);
     const idle = { ff: memoryOf(ff.child.pid!).rss, bare: memoryOf(bare.child.pid!).rss };
@@ -326,7 +351,8 @@ async function main(): Promise<void> {
     for (const shape of selectedShapes) {
       for (const { name, headers } of selectedKeys) {
         log(`measuring ${shape.key}/${name}: ${shape.title}…`);
-        const m = await measureCase(shape.request(headers), ff, bare, client, dbName);
+        const [ffM, bareM, plainM] = await measureServers(shape.request(headers), plain ? [ff, bare, plain] : [ff, bare], client, dbName);
+        const m = { ff: ffM!, bare: bareM!, plain: plainM ?? null };
         runs.push({ shape, keyName: name, ...m });
         if (m.ff.profiles.length) {
           log(`  FieldForge CPU profile of ${shape.key}/${name}, ${m.ff.served} requests:`);

@@ -22,6 +22,7 @@ import { EMPTY_STATE, planSelect, type QueryState } from './query/select-plan.js
 import { selectRows, withRecName, type Row } from './query/select-rows.js';
 import { buildFieldTree, defaultFieldPaths } from './read/field-tree.js';
 import { mayReadModel, readTree, readTreeCounted, type Serialized } from './read/read-records.js';
+import { readTreeCompiled, readTreeCountedCompiled } from './read/compiled-tree-read.js';
 import { RecordBatch } from './record-batch.js';
 import { displayName } from './display-name.js';
 import { writeRecords } from './write/write-records.js';
@@ -200,13 +201,15 @@ export class QuerySet<T extends Model = Model> {
 
   /** Serialized records along field paths (`['name', 'stage.name', 'tags.name']`), relations prefetched. */
   async read(paths?: readonly unknown[]): Promise<Serialized[]> {
-    return readTree(this.#fieldTree(paths), this.state);
+    const tree = this.#fieldTree(paths);
+    return (await readTreeCompiled(tree, this.state)) ?? readTree(tree, this.state);
   }
 
   /** `read` and `count` (of every page) together, in one statement when the page is not empty. */
   async read_counted(paths?: readonly unknown[]): Promise<{ records: Serialized[]; count: number }> {
     this.assertNotLocking('read_counted');
-    const { records, count } = await readTreeCounted(this.#fieldTree(paths), this.state);
+    const tree = this.#fieldTree(paths);
+    const { records, count } = (await readTreeCountedCompiled(tree, this.state)) ?? (await readTreeCounted(tree, this.state));
     return { records, count: count ?? (await this.count()) };
   }
 

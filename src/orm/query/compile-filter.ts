@@ -11,6 +11,7 @@ import { FileField, ManyToManyField, ManyToOneField, OneToManyField } from '../f
 import type { ConditionNode, FilterNode, FilterValue, Lookup } from './filter-ast.js';
 import type { QueryScope, QueryVariables } from './query-scope.js';
 import { isLookup, requireField } from './resolve-path.js';
+import type { LiteralSlots } from './literal-slots.js';
 
 type Sql = SqlFragment;
 const TRUE = sql`TRUE`;
@@ -116,7 +117,7 @@ function compileTerminal(node: ConditionNode, scope: QueryScope, alias: string, 
     const anyLink = () => existsThrough(f, scope, alias, null);
     const idField = f.target.fields.get('id')!;
     const linked = (lk: Lookup, v: unknown) =>
-      existsThrough(f, scope, alias, (_sub, subAlias) => compareColumn(node, sql.id(subAlias, 'id'), idField, lk, v));
+      existsThrough(f, scope, alias, (_sub, subAlias) => compareColumn(node, sql.id(subAlias, 'id'), idField, lk, v, scope.literals));
     switch (lookup) {
       case 'isnull':
         return isTrue(value, node) ? sql`(NOT ${anyLink()})` : anyLink();
@@ -142,21 +143,24 @@ function compileTerminal(node: ConditionNode, scope: QueryScope, alias: string, 
   }
   if (f.column === null) {
     if (f.name === 'display_name' && f.model.recName) {
-      return compareColumn(node, sql.id(alias, f.model.fields.get(f.model.recName)!.column!), f, lookup, value);
+      return compareColumn(node, sql.id(alias, f.model.fields.get(f.model.recName)!.column!), f, lookup, value, scope.literals);
     }
     throw new QuerySyntaxError(`Field '${f.name}' is computed and not stored; it cannot be filtered on`, node.position);
   }
-  return compareColumn(node, sql.id(alias, f.column), f, lookup, value);
+  return compareColumn(node, sql.id(alias, f.column), f, lookup, value, scope.literals);
 }
 
-function compareColumn(node: ConditionNode, col: Sql, f: Field, lookup: Lookup, value: unknown): Sql {
+/** `slots`: set while a filter's shape compiles, it marks the bound value of each slot (literal-slots.ts). */
+function compareColumn(node: ConditionNode, col: Sql, f: Field, lookup: Lookup, value: unknown, slots: LiteralSlots | null): Sql {
   const conv = (v: unknown): unknown => {
+    let converted: unknown;
     try {
-      return f.toFilterValue(v);
+      converted = f.toFilterValue(v);
     } catch (err) {
       if (err instanceof ValidationError) throw new QuerySyntaxError(err.message, node.position);
       throw err;
     }
+    return slots && v === node.value ? slots.mark(node, f, lookup, converted) : converted;
   };
   switch (lookup) {
     case 'exact':

@@ -8,6 +8,7 @@ import type { ModelMeta } from '../model-meta.js';
 import type { ManyToOneField } from '../fields/relational-fields.js';
 import { QuerySyntaxError } from '../../errors.js';
 import type { AccessPolicy } from '../access-policy.js';
+import type { LiteralSlots } from './literal-slots.js';
 
 /** Most table aliases (the root, joins, subqueries, link tables) one compiled query may use. */
 export const MAX_QUERY_ALIASES = 129;
@@ -36,6 +37,8 @@ export class QueryScope {
    * (elevated code, and while compiling the record rules themselves, which are the platform's).
    */
   access: AccessPolicy | null = null;
+  /** Set while a filter's shape compiles: where its literals' bound values are (literal-slots.ts). */
+  literals: LiteralSlots | null = null;
 
   constructor(
     readonly meta: ModelMeta,
@@ -77,6 +80,7 @@ export class QueryScope {
   child(meta: ModelMeta): QueryScope {
     const scope = new QueryScope(meta, this.variables, this.publicOnly, this.counter);
     scope.access = this.access;
+    scope.literals = this.literals;
     return scope;
   }
 

@@ -6,15 +6,15 @@
  * values but the id), so what it returns is too.
  *
  * What a compiled statement holds besides the id — the record rules and company isolation of the
- * access policy, the user and companies they name — is its key: one cache per access policy (one
- * per profile: a new security version, scopes or companies make a new one, hence new statements), then
- * per model and per user, company, companies and field list. A statement whose build read the
- * clock (a rule on `today` or `now`) is never reused, nor is one built elevated.
+ * access policy, the user and companies they name — is its key: per access policy and model
+ * (`CompiledCache`), then per user, company, companies and field list. A statement whose build
+ * read the clock (a rule on `today` or `now`) is never reused, nor is one built elevated.
  */
 import { activePolicy, type AccessPolicy } from '../access-policy.js';
 import { currentEnv } from '../env.js';
 import type { ModelMeta } from '../model-meta.js';
 import { CompiledSelect } from '../compiled-select.js';
+import { CompiledCache } from './compiled-cache.js';
 import { EMPTY_STATE, currentVariables, rootScope, type QueryState } from '../query/select-plan.js';
 import { selectStatement, type Row } from '../query/select-rows.js';
 import { QuerySet } from '../queryset.js';
@@ -26,11 +26,7 @@ const ID_PLACEHOLDER = -1_987_654_321;
 
 /** Field lists remembered per access policy and model: bounded, whatever field lists callers send. */
 const MAX_SHAPES = 64;
-/**
- * Compiled reads made before the whole cache is dropped and starts again: a worker remembers up to
- * 10,000 credentials, each with its own profile, so the per-profile bound alone would not bound
- * the worker's memory (a compiled read is a few KiB). The hot ones are compiled again at once.
- */
+/** Compiled reads made before the whole cache is dropped and starts again (`CompiledCache`). */
 export const MAX_COMPILED_READS = 2048;
 
 interface CompiledRead {
@@ -38,10 +34,7 @@ interface CompiledRead {
   select: CompiledSelect;
 }
 
-/** Per access policy, per model: compiled reads by the rest of their key (null: not reusable). */
-let compiledReads = new WeakMap<AccessPolicy, WeakMap<ModelMeta, Map<string, CompiledRead | null>>>();
-/** Compiled reads made since `compiledReads` was last started afresh. */
-let made = 0;
+const compiledReads = new CompiledCache<CompiledRead>(MAX_SHAPES, MAX_COMPILED_READS);
 
 /** The record, archived or not, as `read(paths)` of a queryset filtered on its id; undefined when the caller cannot see it. */
 export async function readById(meta: ModelMeta, id: number, paths: readonly string[] | undefined, publicOnly: boolean): Promise<Serialized | undefined> {
@@ -52,26 +45,17 @@ export async function readById(meta: ModelMeta, id: number, paths: readonly stri
     if (publicOnly) qs = qs.public_only();
     return (await qs.read(paths))[0];
   }
-  const rows = await compiled.select.run<Row>(id);
+  const rows = await compiled.select.run<Row>([id]);
   return (await serializeRows(compiled.tree, rows, publicOnly))[0];
 }
 
 function compiledRead(access: AccessPolicy, meta: ModelMeta, paths: readonly string[], publicOnly: boolean): CompiledRead | null {
   const env = currentEnv();
   const key = `${env.uid}\0${env.companyId}\0${env.companyIds.join(',')}\0${publicOnly ? 1 : 0}\0${paths.join('\0')}`;
-  const held = compiledReads.get(access)?.get(meta)?.get(key);
+  const held = compiledReads.get(access, meta, key);
   if (held !== undefined) return held;
   const compiled = compile(meta, paths, publicOnly);
-  if (++made > MAX_COMPILED_READS) {
-    compiledReads = new WeakMap();
-    made = 1;
-  }
-  let byModel = compiledReads.get(access);
-  if (!byModel) compiledReads.set(access, (byModel = new WeakMap()));
-  let shapes = byModel.get(meta);
-  if (!shapes) byModel.set(meta, (shapes = new Map()));
-  shapes.set(key, compiled);
-  if (shapes.size > MAX_SHAPES) shapes.delete(shapes.keys().next().value as string);
+  compiledReads.set(access, meta, key, compiled);
   return compiled;
 }
 
@@ -88,12 +72,10 @@ function compile(meta: ModelMeta, paths: readonly string[], publicOnly: boolean)
   const slot = rest.values.indexOf(ID_PLACEHOLDER);
   const once = slot >= 0 && rest.values.indexOf(ID_PLACEHOLDER, slot + 1) < 0 && !columns.values.includes(ID_PLACEHOLDER);
   if (readClock || !once) return null;
-  return { tree, select: new CompiledSelect(columns, rest, slot) };
+  return { tree, select: CompiledSelect.withSlot(columns, rest, slot) };
 }
 
 /** How many compiled reads of `meta` are kept for `access` (reusable ones only): for tests and diagnostics. */
 export function reusableReads(access: AccessPolicy, meta: ModelMeta): number {
-  let n = 0;
-  for (const compiled of compiledReads.get(access)?.get(meta)?.values() ?? []) if (compiled) n++;
-  return n;
+  return compiledReads.reusable(access, meta);
 }
