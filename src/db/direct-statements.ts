@@ -11,13 +11,16 @@
  *   Kysely does for a statement outside a transaction.
  * - In a transaction (`transaction`): one connection for the whole unit of work, with BEGIN, COMMIT
  *   or ROLLBACK sent as Kysely sends them (so `PreparingPool` still holds BEGIN back for the first
- *   statement). The unit of work gets a Kysely `Transaction` bound to that connection, for model
- *   code that uses Kysely; a fragment run on it finds this connection (`directRunner`).
+ *   statement). The unit of work's executor is that connection itself (`TransactionConnection`):
+ *   a fragment run on it goes straight to it (`directRunner`), and Kysely's executor over it is
+ *   made only if something asks for it. Building a Kysely `Transaction` and its executor for every
+ *   unit of work was allocation a one-record create paid for nothing (issue 29).
  *
  * Statements are counted as Kysely's `log` counts them (after each one, failed ones too; a listener
  * that throws fails the statement), so statement budgets do not depend on the path taken.
  */
-import { DummyDriver, SingleConnectionProvider, Transaction, type DatabaseConnection, type Dialect, type Kysely, type PostgresPool, type PostgresPoolClient, type QueryResult, type CompiledQuery } from 'kysely';
+import { SingleConnectionProvider, type DatabaseConnection, type Kysely, type PostgresPool, type PostgresPoolClient, type QueryExecutor, type QueryResult, type CompiledQuery } from 'kysely';
+import type { SqlExecutor } from './sql-executor.js';
 import { connectionFailure } from './database-errors.js';
 import type { StatementCounter } from './statement-counter.js';
 import { runsAlone } from './prepared-statements.js';
@@ -90,7 +93,6 @@ export class DirectStatements implements DirectRunner {
     private readonly counter: StatementCounter,
     /** The Kysely instance over the same pool (its executor serves the transactions' Kysely). */
     private readonly kysely: Kysely<any>,
-    private readonly dialect: Dialect,
   ) {
     runners.set(kysely, this);
   }
@@ -108,21 +110,15 @@ export class DirectStatements implements DirectRunner {
    * Runs `fn` in one transaction on one connection: committed when it resolves, rolled back when
    * it throws (Kysely's `transaction().execute` semantics, BEGIN and COMMIT counted alike).
    */
-  async transaction<T>(fn: (trx: Kysely<any>) => Promise<T>): Promise<T> {
+  async transaction<T>(fn: (trx: SqlExecutor) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
-    const connection = new TransactionConnection(untranslatedClient(client), this.counter);
-    const trx = new Transaction<any>({
-      config: { dialect: this.dialect },
-      dialect: this.dialect,
-      driver: new DummyDriver(), // a Transaction never reaches its driver: it cannot begin, connect or destroy
-      executor: this.kysely.getExecutor().withConnectionProvider(new SingleConnectionProvider(connection)),
-    });
-    runners.set(trx, connection);
+    const connection = new TransactionConnection(untranslatedClient(client), this.counter, this.kysely);
+    runners.set(connection, connection);
     try {
       await connection.run('begin', []);
       let result: T;
       try {
-        result = await fn(trx);
+        result = await fn(connection);
         await connection.run('commit', []);
       } catch (error) {
         await connection.run('rollback', []);
@@ -136,14 +132,36 @@ export class DirectStatements implements DirectRunner {
   }
 }
 
-/** A transaction's connection, for fragments (`run`) and for Kysely (`executeQuery`). */
-class TransactionConnection implements DirectRunner, DatabaseConnection {
+/**
+ * A transaction's connection: the unit of work's executor (`SqlExecutor`), running fragments
+ * (`run`) and, for Kysely's executor when one is asked for, compiled queries (`executeQuery`).
+ */
+class TransactionConnection implements DirectRunner, DatabaseConnection, SqlExecutor {
   #ended = false;
+  #executor: QueryExecutor | undefined;
 
   constructor(
     private readonly client: PostgresPoolClient,
     private readonly counter: StatementCounter,
+    private readonly kysely: Kysely<any>,
   ) {}
+
+  get isTransaction(): boolean {
+    return true;
+  }
+
+  /** As on Kysely's `Transaction`: a transaction does not nest (savepoints do, `UnitOfWork`). */
+  transaction(): never {
+    throw new Error('calling the transaction method for a Transaction is not supported');
+  }
+
+  connection(): never {
+    throw new Error('calling the connection method for a Transaction is not supported');
+  }
+
+  getExecutor(): QueryExecutor {
+    return (this.#executor ??= this.kysely.getExecutor().withConnectionProvider(new SingleConnectionProvider(this)));
+  }
 
   run<R>(text: string, values: readonly unknown[], options?: StatementOptions): Promise<QueryResult<R>> {
     // The connection is back in the pool, maybe another request's: never send anything on it.

@@ -23,6 +23,7 @@ import { connectionFailure, sqlState } from './database-errors.js';
 import { assertValidDatabaseName } from './database-name.js';
 import type { DatabaseGoneListener, Engine, StatementListener, TenantDatabase } from './engine.js';
 import { DirectStatements } from './direct-statements.js';
+import type { SqlExecutor } from './sql-executor.js';
 import { StatementCounter } from './statement-counter.js';
 import { PreparingPool, type PreparedStatementOptions } from './prepared-statements.js';
 import { TranslatingPool } from './translating-pool.js';
@@ -88,10 +89,10 @@ class PooledDatabase implements TenantDatabase {
     const translating = new TranslatingPool(statements, name, onMissing);
     const dialect = new PostgresDialect({ pool: translating });
     this.executor = new Kysely<any>({ dialect, log: this.#counter.logger });
-    this.#direct = new DirectStatements(translating, this.#counter, this.executor, dialect);
+    this.#direct = new DirectStatements(translating, this.#counter, this.executor);
   }
 
-  transaction<T>(fn: (trx: Kysely<any>) => Promise<T>): Promise<T> {
+  transaction<T>(fn: (trx: SqlExecutor) => Promise<T>): Promise<T> {
     return this.#direct.transaction(fn);
   }
 

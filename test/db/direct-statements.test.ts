@@ -9,6 +9,7 @@ import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { directRunner, type DirectStatements } from '../../src/db/direct-statements.js';
 import { sql } from '../../src/db/sql-fragment.js';
 import type { StatementCounter } from '../../src/db/statement-counter.js';
+import type { SqlExecutor } from '../../src/db/sql-executor.js';
 import { itemsDatabase } from '../support/direct-stack.js';
 
 let statements: string[] = [];
@@ -39,16 +40,16 @@ describe('direct statements', () => {
     expect(statements.map((s) => s.split(' ')[0])).toEqual(['INSERT', 'SELECT']);
   });
 
-  it('fragments and Kysely builders in one transaction share its connection and its fate', async () => {
+  it("fragments and Kysely's executor in one transaction share its connection and its fate", async () => {
     await expect(direct.transaction(async (trx) => {
       expect(directRunner(trx)).toBeDefined();
       const pids = new Set<number>();
       pids.add((await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(trx)).rows[0]!.pid);
       pids.add((await kyselySql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(trx)).rows[0]!.pid);
       await sql`INSERT INTO items (id, label) VALUES (${1}, ${'by fragment'})`.execute(trx);
-      await trx.insertInto('items').values({ id: 2, label: 'by builder' }).execute();
-      const seen = await trx.selectFrom('items').select('label').orderBy('id').execute();
-      expect(seen.map((r) => r.label)).toEqual(['by fragment', 'by builder']);
+      await kyselySql`INSERT INTO items (id, label) VALUES (${2}, ${'by Kysely'})`.execute(trx);
+      const seen = await kyselySql<{ label: string }>`SELECT label FROM items ORDER BY id`.execute(trx);
+      expect(seen.rows.map((r) => r.label)).toEqual(['by fragment', 'by Kysely']);
       expect(pids.size).toBe(1);
       throw new Error('undo');
     })).rejects.toThrow('undo');
@@ -69,13 +70,13 @@ describe('direct statements', () => {
   });
 
   it('a transaction used after it ended refuses, and sends nothing on the released connection', async () => {
-    let kept: Kysely<any> | undefined;
+    let kept: SqlExecutor | undefined;
     await direct.transaction(async (trx) => {
       kept = trx;
     });
     const before = counter.count;
     await expect(sql`INSERT INTO items (id, label) VALUES (${9}, ${'late'})`.execute(kept!)).rejects.toThrow(/already committed or rolled back/);
-    await expect(kept!.insertInto('items').values({ id: 9, label: 'late' }).execute()).rejects.toThrow(/already committed or rolled back/);
+    await expect(kyselySql`INSERT INTO items (id, label) VALUES (${9}, ${'late'})`.execute(kept!)).rejects.toThrow(/already committed or rolled back/);
     expect(counter.count).toBe(before);
     expect(await labels()).toEqual([]);
   });

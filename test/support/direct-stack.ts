@@ -34,7 +34,7 @@ export function directStack(database: BareDatabase, max: number, onStatus?: (sta
   const translating = new TranslatingPool(new PreparingPool(pool), database.name, () => {});
   const dialect = new PostgresDialect({ pool: translating });
   const db = new Kysely<any>({ dialect, log: counter.logger });
-  return { pool, db, direct: new DirectStatements(translating, counter, db, dialect), counter };
+  return { pool, db, direct: new DirectStatements(translating, counter, db), counter };
 }
 
 export interface ItemsDatabase {
