@@ -6,7 +6,8 @@
 import type { ModelMeta } from '../orm/model-meta.js';
 import type { Model } from '../orm/model.js';
 import { RecordBatch } from '../orm/record-batch.js';
-import { createRecords } from '../orm/write/create-records.js';
+import { createForAnswer } from '../orm/write/create-records.js';
+import { displayName } from '../orm/display-name.js';
 import { deleteRecords } from '../orm/write/delete-records.js';
 import { writeRecords } from '../orm/write/write-records.js';
 import { publicValues } from '../orm/write/write-values.js';
@@ -25,8 +26,14 @@ export interface WriteAnswer {
  */
 export function writeAnswer(meta: ModelMeta, id: number, record: Model | undefined): WriteAnswer {
   if (!record) return { id, name: null, display_name: null };
-  const name = meta.fields.get('name')?.column ? record._values.name ?? null : record.display_name;
-  return { id: record.id, name, display_name: record.display_name };
+  return answerOf(meta, record._values);
+}
+
+/** The answer from a record's stored values (its row): `name`, or the display name without one. */
+function answerOf(meta: ModelMeta, values: Record<string, unknown>): WriteAnswer {
+  const displayed = displayName(meta, values);
+  const name = meta.fields.get('name')?.column ? values.name ?? null : displayed;
+  return { id: values.id as number, name, display_name: displayed };
 }
 
 /**
@@ -34,8 +41,7 @@ export function writeAnswer(meta: ModelMeta, id: number, record: Model | undefin
  * create may then commit by itself: `create-alone.ts`).
  */
 export async function createRecord(meta: ModelMeta, body: unknown): Promise<WriteAnswer> {
-  const [record] = await createRecords(meta, [publicValues(meta, body, 'create')], { alone: true });
-  return writeAnswer(meta, record!.id, record);
+  return answerOf(meta, await createForAnswer(meta, publicValues(meta, body, 'create')));
 }
 
 /** Writes a client's values to one record (404 when the caller cannot see it). */

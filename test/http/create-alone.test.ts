@@ -61,6 +61,18 @@ const tagsNamed = (name: string) => t.run(() => ContactTag.query({ name }).count
 const projectsNamed = (name: string) => t.run(() => ProjectProject.query({ name }).count());
 
 describe('a create that is its unit of work’s only statement', () => {
+  it('returns only what its answer needs: the id, name and display name, not every stored column', async () => {
+    const counted = await t.countStatements(async () => {
+      const res = await t.api('POST', '/api/create/ContactTag', { name: 'Alone narrow', color: 4 });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json()).toEqual({ id: expect.any(Number), name: 'Alone narrow', display_name: 'Alone narrow' });
+    });
+    const insert = counted.statements.find((s) => s.startsWith('INSERT'))!;
+    const returning = insert.slice(insert.indexOf('RETURNING'));
+    expect(returning).toContain('"name"');
+    for (const column of ['"color"', '"created_date"', '"updated_by_id"']) expect(returning).not.toContain(column);
+  });
+
   it('is one round trip, answers as before, and is committed', async () => {
     for (const name of ['Alone one', 'Alone two']) {
       statuses = [];
