@@ -164,15 +164,15 @@ async function create(
   // Every stored column (the records are built from the rows), or, for ids only, the id and the
   // links: `collectDependents` reads a record's parent off its link (`ownersFromRows`).
   // Alone, nothing reads the new row but the answer; else the records are built from it.
-  const returning = selectList(meta.table, idsOnly ? plan.idsAndLinks : alone && mode === 'answer' ? plan.answerFields : plan.stored);
+  const returning = idsOnly ? plan.returning.ids : alone && mode === 'answer' ? plan.returning.answer : plan.returning.stored;
   const checks = alone
     ? refusingColumn(meta.table, [...(links?.conditions ?? []), ...(rules ? [rules.condition] : [])])
     : sql`${links?.returning ?? sql``}${rules?.returning ?? sql``}`;
   const rowsSql = insertedRows(meta, columns, sortedList);
   let inserted: Row[];
   try {
-    inserted = await runGuarded<Row>((guard) => sql`INSERT INTO ${sql.table(meta.table)}
-      (${sql.join(columns.map((f) => sql.id(f.column!)))}) ${rowsSql}
+    inserted = await runGuarded<Row>((guard) => sql`INSERT INTO ${plan.table}
+      (${columnList(plan, columns)}) ${rowsSql}
       RETURNING ${returning}${guard ? sql`, ${guard}` : sql``}${checks}`, alone ? ALONE : undefined);
   } catch (err) {
     throw alone && isAloneRefusal(err) ? new RefusedAlone() : err;
@@ -310,12 +310,15 @@ interface CreatePlan {
   readonly createdBy: Field;
   readonly updatedDate: Field;
   readonly updatedBy: Field;
-  /** Every stored field (the INSERT's RETURNING when records are built from its rows). */
-  readonly stored: readonly Field[];
-  /** The id and the links (the RETURNING of `createRecordIds`: `collectDependents` reads parents off links). */
-  readonly idsAndLinks: readonly Field[];
-  /** The id, `name` and the display name's field: the RETURNING of `createForAnswer` run alone. */
-  readonly answerFields: readonly Field[];
+  /**
+   * The INSERT's RETURNING lists, built once: every stored field (records are built from the
+   * rows), the id and the links (`createRecordIds`: `collectDependents` reads parents off links),
+   * the answer's (id, `name`, the display name's field: `createForAnswer` run alone).
+   */
+  readonly returning: { readonly stored: SqlFragment; readonly ids: SqlFragment; readonly answer: SqlFragment };
+  readonly table: SqlFragment;
+  /** The INSERT's column lists met so far, by column names (a model's creates use a few). */
+  readonly columnLists: Map<string, SqlFragment>;
   /** Stored computed fields: computed after the INSERT unless precomputed. */
   readonly computedStored: readonly Field[];
   /** Editable computed fields: a value given on create stays as given. */
@@ -348,16 +351,38 @@ function buildCreatePlan(meta: ModelMeta): CreatePlan {
   const field = (name: string) => meta.fields.get(name)!;
   const fields = [...meta.fields.values()];
   const stored = RecordBatch.storedFields(meta);
+  const idsAndLinks = stored.filter((f) => f.name === 'id' || f instanceof ManyToOneField);
   return {
     defaulted, required, companyValued: companyValuedFields(meta),
     createdDate: field('created_date'), createdBy: field('created_by'), updatedDate: field('updated_date'), updatedBy: field('updated_by'),
-    stored, idsAndLinks: stored.filter((f) => f.name === 'id' || f instanceof ManyToOneField),
-    answerFields: stored.filter((f) => f.name === 'name' || f.name === meta.recName),
+    returning: {
+      stored: selectList(meta.table, stored),
+      ids: selectList(meta.table, idsAndLinks),
+      answer: selectList(meta.table, stored.filter((f) => f.name === 'name' || f.name === meta.recName)),
+    },
+    table: sql.table(meta.table),
+    columnLists: new Map(),
     computedStored: fields.filter((f) => f.isComputed && f.isStored),
     editableComputed: fields.filter((f) => f.isEditableComputed),
     triggered: triggeredFieldNames(meta),
     precomputable: precomputableFields(meta, new Set()),
   };
+}
+
+/** Column lists remembered per model: bounded, whatever combinations of fields callers give. */
+const MAX_COLUMN_LISTS = 32;
+
+/** `"a", "b", …` of the INSERT, built once per model and set of columns. */
+function columnList(plan: CreatePlan, columns: readonly Field[]): SqlFragment {
+  let key = '';
+  for (const f of columns) key += `${f.column!},`;
+  let list = plan.columnLists.get(key);
+  if (!list) {
+    list = sql.join(columns.map((f) => sql.id(f.column!)));
+    if (plan.columnLists.size >= MAX_COLUMN_LISTS) plan.columnLists.clear();
+    plan.columnLists.set(key, list);
+  }
+  return list;
 }
 
 /**
