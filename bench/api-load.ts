@@ -8,8 +8,8 @@
  * Environment: BENCH_DURATION (measured seconds per case and server, default 8), BENCH_ROUNDS (in
  * how many interleaved runs, default 4), BENCH_WARMUP (seconds, default 1), BENCH_CONNECTIONS
  * (default 10), BENCH_PROFILE=1 (CPU-profile the FieldForge server during each measured run),
- * BENCH_SQL=1 (the statements FieldForge runs for one request of each case), BENCH_KEEP=1 (keep
- * the database).
+ * BENCH_SQL=1 (the statements FieldForge runs for one request of each case, each cut at
+ * BENCH_SQL_CHARS characters, 400 by default), BENCH_KEEP=1 (keep the database).
  */
 import { execSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
