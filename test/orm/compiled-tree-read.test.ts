@@ -7,11 +7,9 @@
  * it, that counted pages count with the new literal, and that a filter on the clock is never
  * reused.
  */
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileAccessPolicy } from '../../src/access/access-policy.js';
-import { loadAccessProfile, type AccessProfile } from '../../src/access/access-profile.js';
-import { createServiceAccountKey } from '../../src/auth/api-keys.js';
+import type { AccessProfile } from '../../src/access/access-profile.js';
 import { currentEnv } from '../../src/orm/env.js';
 import { reusableTreeReads } from '../../src/orm/read/compiled-tree-read.js';
 import { buildFieldTree } from '../../src/orm/read/field-tree.js';
@@ -19,12 +17,10 @@ import { readTree, readTreeCounted } from '../../src/orm/read/read-records.js';
 import { QuerySet } from '../../src/orm/queryset.js';
 import { Group } from '../../modules/core/models/group.js';
 import { RecordRule } from '../../modules/core/models/record_rule.js';
-import { ServiceAccount } from '../../modules/core/models/service_account.js';
 import { ProjectProject } from '../../modules/project/models/project_project.js';
 import { ProjectTask } from '../../modules/project/models/project_task.js';
 import { testDatabase, type TestDatabase } from '../support/test-database.js';
-
-interface Principal { key: string; uid: number; serviceAccountId: number }
+import { principal, runAs, type Principal } from '../support/acting-principal.js';
 
 let t: TestDatabase;
 /** A project user whose rule shows only the tasks it created and shared ones. */
@@ -32,18 +28,9 @@ let clerk: Principal;
 const ids: Record<string, number> = {};
 const FIELDS = ['name', 'priority', 'stage.name', 'tags.name', 'created_by'];
 
-async function principal(name: string, groups: string[]): Promise<Principal> {
-  const made = await t.run(() => createServiceAccountKey({ name: `${name} ${randomBytes(2).toString('hex')}`, groups }));
-  const uid = await t.run(async () => {
-    const [sa] = await ServiceAccount.query({ id: made.serviceAccountId }).read(['user']);
-    return (sa!.user as { id: number }).id;
-  });
-  return { key: made.key, uid, serviceAccountId: made.serviceAccountId };
-}
-
 beforeAll(async () => {
   t = await testDatabase('full');
-  clerk = await principal('Clerk', ['core.group_user', 'project.group_project_user']);
+  clerk = await principal(t, 'Clerk', ['core.group_user', 'project.group_project_user']);
   await t.run(async () => {
     const [projectUser] = await Group.query({ identifier: 'project.group_project_user' }).ids();
     await RecordRule.create({
@@ -61,14 +48,6 @@ afterAll(async () => {
   await t?.close();
 });
 
-/** Model code as `who` (its groups, rules and companies), in one unit of work. */
-async function runAs<T>(who: Principal, fn: (access: AccessProfile) => Promise<T>): Promise<T> {
-  const db = await t.platform.database(t.name);
-  const registry = await t.platform.registry(t.name);
-  const access = await loadAccessProfile(db.executor, registry, { uid: who.uid, serviceAccountId: who.serviceAccountId });
-  return t.run(() => fn(access), { uid: who.uid, companyId: null, companyIds: [...access.companyIds], access: compileAccessPolicy(access), su: false });
-}
-
 const tasks = () => new QuerySet(currentEnv().registry.meta('ProjectTask')).public_only().filter({ project: ids.project! });
 const page = (filter: string) => tasks().filter(filter).order_by('name ASC').limit(10);
 /** The same read, uncompiled: what the queryset built before statements were compiled per shape. */
@@ -80,7 +59,7 @@ const reusable = (access: AccessProfile) => reusableTreeReads(compileAccessPolic
 
 describe('a page compiled once per shape', () => {
   it('sends the very statement the uncompiled read builds, with each literal in its place, and answers the same records', async () => {
-    await runAs(clerk, async (access) => {
+    await runAs(t, clerk, async (access) => {
       const names = (rows: unknown[]) => rows.map((r) => (r as { name: string }).name);
       const seen: string[][] = [];
       for (const priority of ['2', '1', '0', '1']) {
@@ -104,7 +83,7 @@ describe('a page compiled once per shape', () => {
     // Who created the shared and hidden tasks (they were created as the platform's default user).
     const creator = { id: await t.run(async () => currentEnv().uid) };
     expect(creator.id).not.toBe(clerkUid);
-    await runAs(clerk, async () => {
+    await runAs(t, clerk, async () => {
       // Compiled with the clerk's own id, the value the rule's `user_id` is bound to as well.
       expect((await page(`Q(created_by=${clerkUid})`).read(['name'])).map((r) => r.name)).toEqual(['Own page task', 'Own page task two']);
       // Another creator's tasks: the rule (own or shared) still hides the hidden one.
@@ -116,7 +95,7 @@ describe('a page compiled once per shape', () => {
   });
 
   it('a bad literal on a compiled shape is refused as a fresh compile refuses it', async () => {
-    await runAs(clerk, async () => {
+    await runAs(t, clerk, async () => {
       await page("Q(deadline__gte='2026-01-01')").read(['name']);
       const refusal = (run: () => Promise<unknown>) => run().then(() => null, (err: Error) => ({ name: err.name, message: err.message }));
       const viaCompiled = await refusal(() => page("Q(deadline__gte='not a date')").read(['name']));
@@ -127,7 +106,7 @@ describe('a page compiled once per shape', () => {
   });
 
   it('a counted page counts with the new literal (its count sub-select holds the literal too)', async () => {
-    await runAs(clerk, async (access) => {
+    await runAs(t, clerk, async (access) => {
       const before = reusable(access);
       for (const [priority, count] of [['1', 2], ['2', 1], ['0', 0]] as const) {
         const qs = page(`Q(priority='${priority}')`);
@@ -140,7 +119,7 @@ describe('a page compiled once per shape', () => {
   });
 
   it('a filter on the clock is compiled for every read, never reused', async () => {
-    await runAs(clerk, async (access) => {
+    await runAs(t, clerk, async (access) => {
       const before = reusable(access);
       for (let i = 0; i < 2; i++) await page('Q(deadline__gte=today) | Q(deadline=None)').read(['name']);
       expect(reusable(access)).toBe(before);

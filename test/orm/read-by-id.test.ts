@@ -5,24 +5,19 @@
  * that a new access profile, a rule on the clock or a flood of field lists get what they must, and
  * that a remembered key's compiled fetch still carries the request guard.
  */
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileAccessPolicy } from '../../src/access/access-policy.js';
-import { loadAccessProfile, type AccessProfile } from '../../src/access/access-profile.js';
-import { createServiceAccountKey } from '../../src/auth/api-keys.js';
 import { currentEnv } from '../../src/orm/env.js';
 import { MAX_COMPILED_READS, readById, reusableReads } from '../../src/orm/read/read-by-id.js';
 import { QuerySet } from '../../src/orm/queryset.js';
 import { ApiKey } from '../../modules/core/models/api_key.js';
 import { Group } from '../../modules/core/models/group.js';
 import { RecordRule } from '../../modules/core/models/record_rule.js';
-import { ServiceAccount } from '../../modules/core/models/service_account.js';
 import { ProjectProject } from '../../modules/project/models/project_project.js';
 import { ProjectTag } from '../../modules/project/models/project_tag.js';
 import { ProjectTask } from '../../modules/project/models/project_task.js';
 import { testDatabase, type TestDatabase } from '../support/test-database.js';
-
-interface Principal { key: string; uid: number; serviceAccountId: number; apiKeyId: number }
+import { principal, runAs, type Principal } from '../support/acting-principal.js';
 
 let t: TestDatabase;
 /** A project user whose rule shows only the tasks it created and shared ones. */
@@ -30,18 +25,9 @@ let clerk: Principal;
 const ids: Record<string, number> = {};
 const FIELDS = ['name', 'priority', 'stage.name', 'tags.name', 'assignee'];
 
-async function principal(name: string, groups: string[]): Promise<Principal> {
-  const made = await t.run(() => createServiceAccountKey({ name: `${name} ${randomBytes(2).toString('hex')}`, groups }));
-  const uid = await t.run(async () => {
-    const [sa] = await ServiceAccount.query({ id: made.serviceAccountId }).read(['user']);
-    return (sa!.user as { id: number }).id;
-  });
-  return { key: made.key, uid, serviceAccountId: made.serviceAccountId, apiKeyId: made.apiKeyId };
-}
-
 beforeAll(async () => {
   t = await testDatabase('full');
-  clerk = await principal('Clerk', ['core.group_user', 'project.group_project_user']);
+  clerk = await principal(t, 'Clerk', ['core.group_user', 'project.group_project_user']);
   await t.run(async () => {
     const [projectUser] = await Group.query({ identifier: 'project.group_project_user' }).ids();
     await RecordRule.create({
@@ -63,21 +49,13 @@ afterAll(async () => {
   await t?.close();
 });
 
-/** Model code as `who` (its groups, rules and companies), in one unit of work. */
-async function runAs<T>(who: Principal, fn: (access: AccessProfile) => Promise<T>): Promise<T> {
-  const db = await t.platform.database(t.name);
-  const registry = await t.platform.registry(t.name);
-  const access = await loadAccessProfile(db.executor, registry, { uid: who.uid, serviceAccountId: who.serviceAccountId });
-  return t.run(() => fn(access), { uid: who.uid, companyId: null, companyIds: [...access.companyIds], access: compileAccessPolicy(access), su: false });
-}
-
 const querysetRead = (id: number, fields = FIELDS) => new QuerySet(currentEnv().registry.meta('ProjectTask'))
   .public_only().with_archived().filter({ id }).order_by('id ASC').read(fields);
 const compiledRead = (id: number, fields = FIELDS) => readById(currentEnv().registry.meta('ProjectTask'), id, fields, true);
 
 describe('a fetch by id compiled once', () => {
   it("sends the very statement a queryset builds and answers the same record, the id changed from one read to the next", async () => {
-    await runAs(clerk, async () => {
+    await runAs(t, clerk, async () => {
       for (const id of [ids.own!, ids.shared!, ids.other!]) {
         const expected = await t.countStatements(async () => expect(await compiledRead(id)).toEqual((await querysetRead(id))[0]));
         const [fromCompiled, fromQueryset] = expected.statements;
@@ -91,16 +69,16 @@ describe('a fetch by id compiled once', () => {
   });
 
   it("one principal's statement never answers for another", async () => {
-    const admin = await principal('Admin', ['core.group_admin', 'core.group_user', 'project.group_project_manager']);
+    const admin = await principal(t, 'Admin', ['core.group_admin', 'core.group_user', 'project.group_project_manager']);
     // Each compiles its statement; reading in turns, each keeps its own rules.
     for (let round = 0; round < 2; round++) {
-      expect(await runAs(admin, () => compiledRead(ids.other!))).toMatchObject({ id: ids.other });
-      expect(await runAs(clerk, () => compiledRead(ids.other!))).toBeUndefined();
+      expect(await runAs(t, admin, () => compiledRead(ids.other!))).toMatchObject({ id: ids.other });
+      expect(await runAs(t, clerk, () => compiledRead(ids.other!))).toBeUndefined();
     }
     // One access profile acting for two users (the statement names user_id): compiled for the
     // clerk, it must not answer for the other, whose own tasks differ.
-    const other = await principal('Clerk two', ['core.group_user', 'project.group_project_user']);
-    await runAs(clerk, async (access) => {
+    const other = await principal(t, 'Clerk two', ['core.group_user', 'project.group_project_user']);
+    await runAs(t, clerk, async (access) => {
       expect(await compiledRead(ids.own!)).toMatchObject({ id: ids.own });
       const asOther = { uid: other.uid, companyId: null, companyIds: [...access.companyIds], access: compileAccessPolicy(access), su: false };
       expect(await t.run(() => compiledRead(ids.own!), asOther)).toBeUndefined();
@@ -125,7 +103,7 @@ describe('a fetch by id compiled once', () => {
   });
 
   it("a remembered key's compiled fetch carries the request guard: revoked, it is refused at once", async () => {
-    const reader = await principal('Reader', ['core.group_user', 'project.group_project_user']);
+    const reader = await principal(t, 'Reader', ['core.group_user', 'project.group_project_user']);
     const fetch = () => t.api('POST', `/api/fetch/ProjectTask/${ids.shared}`, { fields: ['name'] }, { authorization: `Bearer ${reader.key}` });
     for (let i = 0; i < 3; i++) expect((await fetch()).statusCode).toBe(200);
     const counted = await t.countStatements(async () => expect((await fetch()).statusCode).toBe(200));
@@ -141,15 +119,15 @@ describe('a fetch by id compiled once', () => {
       const group = await Group.create({ name: 'Timed readers', identifier: 'test.group_timed_readers' });
       await RecordRule.create({ name: 'Not due in the past', model: 'ProjectTask', filter: 'Q(deadline=None) | Q(deadline__gte=today)', groups: [group.id] });
     });
-    const timed = await principal('Timed', ['core.group_user', 'project.group_project_user', 'test.group_timed_readers']);
-    await runAs(timed, async (access) => {
+    const timed = await principal(t, 'Timed', ['core.group_user', 'project.group_project_user', 'test.group_timed_readers']);
+    await runAs(t, timed, async (access) => {
       const meta = currentEnv().registry.meta('ProjectTask');
       expect(await compiledRead(ids.shared!)).toMatchObject({ id: ids.shared });
       expect(await compiledRead(ids.shared!, ['name'])).toMatchObject({ id: ids.shared });
       expect(reusableReads(compileAccessPolicy(access), meta)).toBe(0);
     });
     // Without it, the same reads are compiled once each.
-    await runAs(clerk, async (access) => {
+    await runAs(t, clerk, async (access) => {
       const meta = currentEnv().registry.meta('ProjectTask');
       await compiledRead(ids.shared!, ['name', 'stage']);
       expect(reusableReads(compileAccessPolicy(access), meta)).toBe(1);
@@ -157,7 +135,7 @@ describe('a fetch by id compiled once', () => {
   });
 
   it('remembers a bounded number of field lists, whatever callers send', async () => {
-    await runAs(clerk, async (access) => {
+    await runAs(t, clerk, async (access) => {
       const meta = currentEnv().registry.meta('ProjectTask');
       const names = [...meta.fields.values()].filter((f) => f.column && !f.options.internal).map((f) => f.name);
       for (let i = 0; i < 100; i++) {
@@ -170,7 +148,7 @@ describe('a fetch by id compiled once', () => {
   });
 
   it("bounds the whole worker's compiled reads too, whatever the number of profiles", async () => {
-    await runAs(clerk, async (access) => {
+    await runAs(t, clerk, async (access) => {
       const meta = currentEnv().registry.meta('ProjectTask');
       await compiledRead(ids.own!);
       expect(reusableReads(compileAccessPolicy(access), meta)).toBe(1);
