@@ -13,7 +13,11 @@
  * the round trip is saved.
  *
  * Record writes carry it in their RETURNING clause (a refusal fails the whole statement, so the
- * write is undone). Any other statement runs the guard on its own first, and a request that ends
+ * write is undone). A read carries the function's comparison written out instead, as a column
+ * that is true, or false / null when the credential no longer holds; node then refuses the rows
+ * and resolves the request again. The same snapshot, the same comparison, without a PL/pgSQL call:
+ * ~15 µs of PostgreSQL CPU less per read (measured with prepared statements in psql: the function
+ * +35 µs, the expression +20 µs over the statement alone). Any other statement runs the guard on its own first, and a request that ends
  * with the guard still pending (no statement, only empty results, or a failure) runs it before its
  * answer leaves — see `runGuarded`, `runSql` and `settleGuard` in `orm/execute-sql.ts`.
  */
@@ -41,11 +45,19 @@ export class RequestGuard implements RequestGuardPort {
   /** True until a statement proved the check passed. */
   pending = true;
 
-  constructor(private readonly check: SqlFragment<boolean>) {}
+  constructor(
+    private readonly check: SqlFragment<boolean>,
+    private readonly inlineCheck: SqlFragment<boolean>,
+  ) {}
 
   /** The call, for a select list or a statement of its own; raises `FFB00` unless still valid. */
   call(): SqlFragment<boolean> {
     return this.check;
+  }
+
+  /** The function's comparison written out, for a read's select list: true, or false / null. */
+  inline(): SqlFragment<boolean> {
+    return this.inlineCheck;
   }
 }
 
@@ -60,7 +72,13 @@ export interface ResolvedVersions {
 
 /** The guard of a remembered API key or session. */
 export function credentialGuard(v: ResolvedVersions): RequestGuard {
-  return new RequestGuard(sql<boolean>`ff_request_guard(${v.registryVersion}::int, ${v.securityVersion}::int, ${v.credentialVersion}::int, ${v.expiresAt}::timestamptz)`);
+  return new RequestGuard(
+    sql<boolean>`ff_request_guard(${v.registryVersion}::int, ${v.securityVersion}::int, ${v.credentialVersion}::int, ${v.expiresAt}::timestamptz)`,
+    // GUARD_FUNCTION's query, as an expression: null when `ff_state` differs, false once expired.
+    sql<boolean>`(SELECT COALESCE(${v.expiresAt}::timestamptz > now(), TRUE) FROM ff_state s
+      WHERE s.id = 1 AND NOT s.installing AND s.registry_version = ${v.registryVersion}::int
+        AND s.security_version = ${v.securityVersion}::int AND s.credential_version = ${v.credentialVersion}::int)`,
+  );
 }
 
 /** True (in SQL) when the database has the guard function, so a credential may be remembered. */

@@ -68,7 +68,7 @@ export class CompiledSelect {
         for (const { inColumns, index } of places) values[(inColumns ? 0 : variant.restAt) + index] = slotValues[slot];
       });
       return variant.statement.withValues(values);
-    });
+    }, undefined, true);
   }
 
   #guardedVariant(guard: SqlFragment): Variant {

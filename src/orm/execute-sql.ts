@@ -25,7 +25,8 @@ export async function runSql<R = Record<string, unknown>>(query: SqlFragment<R>)
  * A statement that returns rows and can carry the request guard: `build` gets the extra output
  * column to add to its SELECT list or RETURNING clause (null when nothing is pending). The guard is
  * an uncorrelated sub-select, evaluated once before the first row leaves the server; if it
- * refuses, the statement fails as a whole (a write is undone with it). A row carrying its `true`
+ * refuses, the statement fails as a whole (a write is undone with it). A read (`reads`) carries
+ * the check as a plain expression instead, and its rows are refused here unless it says true. A row carrying its `true`
  * confirms it for the rest of the request; an empty answer confirms nothing, so the guard stays
  * pending for the next statement. A write must return a row for everything it changes
  * (`RETURNING`), so a write that returns nothing changed nothing.
@@ -33,14 +34,21 @@ export async function runSql<R = Record<string, unknown>>(query: SqlFragment<R>)
 export async function runGuarded<R extends Record<string, unknown>>(
   build: (guardColumn: SqlFragment | null) => SqlFragment,
   options?: StatementOptions,
+  /** A read: the guard's comparison rides as a plain column, and rows it does not confirm are refused here. */
+  reads = false,
 ): Promise<R[]> {
   const env = currentEnv();
   // Fields assigned in model code are written before any statement reads or writes (flush).
   if (env.work.pendingWrites.size) await env.work.flush();
   const guard = env.ports.guard;
   if (!guard?.pending) return execute(env, build(null) as SqlFragment<R>, false, options);
-  const rows = await execute(env, build(sql`(SELECT ${guard.call()}) AS "__guard"`) as SqlFragment<R & { __guard?: boolean }>, true, options);
-  if (rows[0]?.__guard === true) guard.pending = false;
+  const column = reads ? guard.inline() : sql`(SELECT ${guard.call()})`;
+  const rows = await execute(env, build(sql`${column} AS "__guard"`) as SqlFragment<R & { __guard?: boolean | null }>, true, options);
+  if (rows.length) {
+    // A read's rows under a credential that no longer holds are never used: resolved again.
+    if (rows[0]!.__guard !== true) throw new StaleCredential();
+    guard.pending = false;
+  }
   for (const row of rows) delete row.__guard;
   return rows;
 }
@@ -49,7 +57,7 @@ export async function runGuarded<R extends Record<string, unknown>>(
 export function runSelect<R extends Record<string, unknown> = Record<string, unknown>>(
   columns: SqlFragment, rest: SqlFragment,
 ): Promise<R[]> {
-  return runGuarded<R>((guard) => selectStatementText(columns, guard, rest));
+  return runGuarded<R>((guard) => selectStatementText(columns, guard, rest), undefined, true);
 }
 
 /** The statement `runSelect` sends: the guard's column, when there is one, after the others. */

@@ -55,6 +55,11 @@ export interface RequestGuardPort {
   pending: boolean;
   /** The check, for a select list or a statement of its own; raises `GUARD_SQLSTATE` unless still valid. */
   call(): SqlFragment<boolean>;
+  /**
+   * The same check as a plain expression, for the select list of a read: true when still valid,
+   * false or null otherwise (it raises nothing, so the reader must refuse the rows: `runGuarded`).
+   */
+  inline(): SqlFragment<boolean>;
 }
 
 /** The ports of one unit of work; null: none (install, CLI, a bare test environment). */

@@ -24,6 +24,7 @@ import { User } from '../../modules/core/models/user.js';
 import { ProjectTag } from '../../modules/project/models/project_tag.js';
 import { ProjectTask } from '../../modules/project/models/project_task.js';
 import { testDatabase, type TestDatabase } from '../support/test-database.js';
+import { READ_GUARD, WRITE_GUARD, carriesGuard } from '../support/guard-text.js';
 
 let t: TestDatabase;
 /** Two workers: separate apps, each with its own memory of keys, over one database. */
@@ -64,7 +65,7 @@ async function warmKey(options: { expiresAt?: string | null } = {}) {
   // Remembered: the next query is a single guarded statement.
   const counted = await t.countStatements(() => call(workers[0]!, created.key, 'POST', '/api/query/Contact', { fields: ['name'], limit: 1 }));
   expect(counted.count, counted.statements.join('\n')).toBe(1);
-  expect(counted.statements[0]).toContain('ff_request_guard(');
+  expect(counted.statements[0]).toMatch(READ_GUARD);
   return created;
 }
 
@@ -221,7 +222,7 @@ describe('remembered credentials', () => {
     // Remembered on worker 0: one guarded statement.
     const counted = await t.countStatements(() => call(workers[0]!, tokens.access_token, 'POST', '/api/query/Contact', { limit: 1 }));
     expect(counted.count, counted.statements.join('\n')).toBe(1);
-    expect(counted.statements[0]).toContain('ff_request_guard(');
+    expect(counted.statements[0]).toMatch(READ_GUARD);
     const out = await workers[1]!.inject({
       method: 'POST', url: '/auth/logout', headers: { authorization: `Bearer ${tokens.access_token}`, 'x-db-name': t.name, 'content-type': 'application/json' }, payload: '{}',
     });
@@ -244,10 +245,10 @@ describe('remembered credentials', () => {
       expect(res.statusCode, res.body).toBe(200);
     });
     // The refused guarded SELECT, the full look-up (with the access profile), the SELECT again.
-    expect(counted.statements[0]).toMatch(/ff_request_guard\(\$\d+::int, \$\d+::int, \$\d+::int, \$\d+::timestamptz\)/);
+    expect(counted.statements[0]).toMatch(READ_GUARD);
     expect(counted.statements[1]).toMatch(/^WITH touched AS \(\s*UPDATE api_key/);
     expect(counted.statements.filter((s) => /^WITH touched AS/.test(s)), counted.statements.join('\n')).toHaveLength(1);
-    expect(counted.statements.filter((s) => s.includes('(SELECT ff_request_guard('))).toHaveLength(1);
+    expect(counted.statements.filter(carriesGuard)).toHaveLength(1);
     expect(counted.statements.at(-1)).toMatch(/FROM "contact"/);
     // Remembered again, at the new version.
     const next = await t.countStatements(() => call(workers[0]!, key, 'POST', '/api/query/Contact', { limit: 1 }));
@@ -283,16 +284,16 @@ describe('remembered credentials', () => {
     expect(res!.statusCode, res!.body).toBe(200);
     expect(res!.json()).toEqual([{ id: expect.any(Number), name: 'Visible after the bump', display_name: 'Visible after the bump' }]);
     // The refused guarded SELECT, the full look-up, the registry's module list, the SELECT again.
-    expect(counted.statements[0]).toContain('ff_request_guard(');
-    expect(counted.statements).toContainEqual(expect.stringMatching(/FROM ff_state/));
-    expect(counted.statements.at(-1)).not.toContain('ff_request_guard(');
+    expect(counted.statements[0]).toMatch(READ_GUARD);
+    expect(counted.statements).toContainEqual(expect.stringMatching(/^WITH touched AS[\s\S]*FROM ff_state/));
+    expect(carriesGuard(counted.statements.at(-1)!)).toBe(false);
     expect(counted.statements.at(-1)).toMatch(/FROM "contact"/);
     // Remembered again at the new version.
     const next = await t.countStatements(() => call(workers[0]!, key, 'POST', '/api/query/Contact', { limit: 1 }));
     expect(next.count, next.statements.join('\n')).toBe(1);
   });
 
-  it('without the guard function (a database from before it existed) every request takes the full look-up', async () => {
+  it('without the guard function (a database from before it existed) a write takes the full look-up, and every request after it', async () => {
     const { key } = await newKey();
     const db = await t.platform.database(t.name);
     const worker = await buildApp(t.platform, { dev: false });
@@ -300,13 +301,28 @@ describe('remembered credentials', () => {
       // Remembered first, then the function disappears behind the worker's back.
       expect((await call(worker, key, 'POST', '/api/query/Contact', {})).statusCode).toBe(200);
       await sql`DROP FUNCTION ff_request_guard(integer, integer, integer, timestamptz)`.execute(db.executor);
+      // A read needs no function: the same comparison rides in its select list.
+      const read = await t.countStatements(async () => {
+        const res = await call(worker, key, 'POST', '/api/query/Contact', { limit: 1 });
+        expect(res.statusCode, res.body).toBe(200);
+      });
+      expect(read.count, read.statements.join('\n')).toBe(1);
+      expect(read.statements[0]).toMatch(READ_GUARD);
+      // A write's guard is the function: missing, the request is resolved again in full and the
+      // key is no longer remembered.
+      const write = await t.countStatements(async () => {
+        const res = await call(worker, key, 'POST', '/api/create/Contact', { name: 'Written without the guard function' });
+        expect(res.statusCode, res.body).toBe(200);
+      });
+      expect(write.statements.some((s) => WRITE_GUARD.test(s))).toBe(true);
+      expect(write.statements.some((s) => /^WITH touched AS/.test(s))).toBe(true);
       for (let i = 0; i < 2; i++) {
         const counted = await t.countStatements(async () => {
           const res = await call(worker, key, 'POST', '/api/query/Contact', { limit: 1 });
           expect(res.statusCode, res.body).toBe(200);
         });
-        expect(counted.statements.some((s) => s.includes('(SELECT ff_request_guard('))).toBe(i === 0);
-        expect(counted.statements.filter((s) => /FROM ff_state/.test(s))).toHaveLength(1);
+        expect(counted.statements.some(carriesGuard)).toBe(false);
+        expect(counted.statements.filter((s) => /^WITH touched AS[\s\S]*FROM ff_state/.test(s))).toHaveLength(1);
       }
     } finally {
       await worker.close();

@@ -14,6 +14,7 @@ import { ProjectTag } from '../../modules/project/models/project_tag.js';
 import { ProjectTask } from '../../modules/project/models/project_task.js';
 import { buildApp } from '../../src/http/app.js';
 import { testDatabase, type TestDatabase } from '../support/test-database.js';
+import { READ_GUARD, WRITE_GUARD, carriesGuard } from '../support/guard-text.js';
 
 /**
  * Query: one SELECT that checks the credential and renders assignees, tags and stages as JSON
@@ -77,7 +78,7 @@ describe('statement budget', () => {
     }
     expect(few.count, few.statements.join('\n')).toBe(QUERY_STATEMENTS);
     expect(many.count, many.statements.join('\n')).toBe(QUERY_STATEMENTS);
-    expect(many.statements[0]).toContain('ff_request_guard(');
+    expect(many.statements[0]).toMatch(READ_GUARD);
   });
 
   it('a key this worker has not seen yet costs three look-up statements more, once', async () => {
@@ -96,7 +97,7 @@ describe('statement budget', () => {
       // The key look-up, then the account's groups/companies and its rights/rules.
       expect(cold.count, cold.statements.join('\n')).toBe(QUERY_STATEMENTS + 3);
       expect(cold.statements[0]).toMatch(/FROM ff_state/);
-      expect(cold.statements[3]).not.toContain('ff_request_guard(');
+      expect(carriesGuard(cold.statements[3]!)).toBe(false);
       const warm = await ask();
       expect(warm.count, warm.statements.join('\n')).toBe(QUERY_STATEMENTS);
     } finally {
@@ -185,7 +186,7 @@ describe('statement budget', () => {
     // (one INSERT, messaging's chatter), COMMIT: no reload, no recompute UPDATE.
     expect(counted.count, counted.statements.join('\n')).toBe(4);
     expect(counted.statements[1]).toMatch(/^INSERT INTO "project_task"/);
-    expect(counted.statements[1]).toContain('ff_request_guard(');
+    expect(counted.statements[1]).toMatch(WRITE_GUARD);
     expect(counted.statements[2]).toMatch(/^INSERT INTO "followers"/);
     expect(body).toEqual({ id: expect.any(Number), name: 'Budget created', display_name: 'Budget created' });
     const [stored] = await t.run(() => ProjectTask.query({ id: body.id }).read(['remaining_hours', 'subtask_count', 'project.task_count']));

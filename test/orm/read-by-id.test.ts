@@ -18,6 +18,7 @@ import { ProjectTag } from '../../modules/project/models/project_tag.js';
 import { ProjectTask } from '../../modules/project/models/project_task.js';
 import { testDatabase, type TestDatabase } from '../support/test-database.js';
 import { principal, runAs, type Principal } from '../support/acting-principal.js';
+import { READ_GUARD } from '../support/guard-text.js';
 
 let t: TestDatabase;
 /** A project user whose rule shows only the tasks it created and shared ones. */
@@ -108,7 +109,7 @@ describe('a fetch by id compiled once', () => {
     for (let i = 0; i < 3; i++) expect((await fetch()).statusCode).toBe(200);
     const counted = await t.countStatements(async () => expect((await fetch()).statusCode).toBe(200));
     expect(counted.count, counted.statements.join('\n')).toBe(1);
-    expect(counted.statements[0]).toContain('(SELECT ff_request_guard(');
+    expect(counted.statements[0]).toMatch(READ_GUARD);
     await t.run(() => ApiKey.query({ id: reader.apiKeyId }).update({ revoked_at: new Date().toISOString() }));
     const refused = await fetch();
     expect(refused.statusCode).toBe(401);

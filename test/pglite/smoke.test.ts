@@ -17,6 +17,7 @@ import { buildApp } from '../../src/http/app.js';
 import { BUILTIN_MODULES_DIR, ModuleCatalog } from '../../src/modules/module-catalog.js';
 import { createDatabase } from '../../src/platform/database-lifecycle.js';
 import { Platform } from '../../src/platform/platform.js';
+import { READ_GUARD } from '../support/guard-text.js';
 
 let dataDir: string;
 let platform: Platform;
@@ -150,7 +151,7 @@ describe('PGlite smoke', () => {
       off();
     }
     expect(statements).toHaveLength(1);
-    expect(statements[0]).toContain('ff_request_guard(');
+    expect(statements[0]).toMatch(READ_GUARD);
     await platform.run('main', {}, () => ApiKey.query({ prefix: key.slice(0, 10) }).update({ revoked_at: new Date().toISOString() }));
     const refused = await api('POST', '/api/query/Contact', { fields: ['name'] });
     expect(refused.statusCode).toBe(401);
