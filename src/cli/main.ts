@@ -8,6 +8,8 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { readSettings } from '../config/settings.js';
 import { FieldForgeError } from '../errors.js';
+import type { Engine } from '../db/engine.js';
+import type { FileService } from '../files/file-service.js';
 import type { Platform } from '../platform/platform.js';
 
 const settings = readSettings();
@@ -26,6 +28,19 @@ async function withPlatform<T>(fn: (p: Platform) => Promise<T>): Promise<T> {
     return await fn(platform);
   } finally {
     await platform.close();
+  }
+}
+
+/** The engine and the file store alone, for a command that needs nothing of the platform (a clone). */
+async function withEngine<T>(fn: (engine: Engine, files: FileService) => Promise<T>): Promise<T> {
+  const [{ engineFromSettings }, { fileServiceFromSettings }] = await Promise.all([
+    import('../platform/engine-from-settings.js'), import('../files/filestore-config.js'),
+  ]);
+  const engine = engineFromSettings(settings);
+  try {
+    return await fn(engine, fileServiceFromSettings(settings));
+  } finally {
+    await engine.close();
   }
 }
 
@@ -79,8 +94,8 @@ db.command('drop <name>').action(async (name: string) => {
   console.log(`Dropped database '${name}'`);
 });
 db.command('clone <source> <target>').action(async (source: string, target: string) => {
-  const { cloneDatabase } = await import('../platform/database-lifecycle.js');
-  await withPlatform((p) => cloneDatabase(p, source, target));
+  const { cloneOnEngine } = await import('../platform/clone-database.js');
+  await withEngine((engine, files) => cloneOnEngine(engine, files, source, target));
   console.log(`Cloned '${source}' into '${target}'`);
 });
 

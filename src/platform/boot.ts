@@ -3,7 +3,7 @@
  * bus (Redis pub/sub with `REDIS_URL`, connected on first use; in-process otherwise).
  */
 import { resolveSecret } from '../config/secret.js';
-import { createEngine } from '../db/create-engine.js';
+import { engineFromSettings } from './engine-from-settings.js';
 import type { Settings } from '../config/settings.js';
 import { ModuleCatalog, moduleRoots } from '../modules/module-catalog.js';
 import { Platform } from './platform.js';
@@ -11,11 +11,7 @@ import { fileServiceFromSettings } from '../files/filestore-config.js';
 import { InProcessBus } from '../realtime/in-process-bus.js';
 
 export async function bootPlatform(settings: Settings): Promise<Platform> {
-  const engine = createEngine({
-    databaseUrl: settings.databaseUrl, dataDir: settings.dataDir, poolMax: settings.poolMax, prepareStatements: settings.pgPrepare,
-    connections: settings.pgConnections,
-    statementTimeoutMs: settings.statementTimeoutMs, lockTimeoutMs: settings.lockTimeoutMs,
-  });
+  const engine = engineFromSettings(settings);
   const secret = await resolveSecret(settings.secret, settings.dataDir);
   // Imported only when configured: ioredis is a tenth of the start's module loading.
   const bus = settings.redisUrl

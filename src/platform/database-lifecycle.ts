@@ -11,7 +11,7 @@ import { checkPasswordRule } from '../auth/password-rule.js';
 import { generatePassword, hashPassword } from '../auth/passwords.js';
 import { assertValidDatabaseName } from '../db/database-name.js';
 import { ensurePlatformState } from '../db/platform-state.js';
-import { recordClone } from '../files/file-removal.js';
+import { cloneOnEngine } from './clone-database.js';
 import type { Platform } from './platform.js';
 
 export interface CreateDatabaseOptions {
@@ -80,9 +80,5 @@ export async function dropDatabase(platform: Platform, name: string): Promise<vo
 }
 
 export async function cloneDatabase(platform: Platform, source: string, target: string): Promise<void> {
-  assertValidDatabaseName(source);
-  assertValidDatabaseName(target);
-  // Before copying: from now on the source's file sweep asks the clone before removing shared bytes.
-  await recordClone(await platform.database(source), target, platform.files);
-  await platform.engine.clone(source, target);
+  await cloneOnEngine(platform.engine, platform.files, source, target);
 }

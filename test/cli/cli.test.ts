@@ -3,10 +3,11 @@
  * PostgreSQL server. Spawns that do not depend on each other run concurrently to keep the file short.
  */
 import { randomBytes } from 'node:crypto';
+import { readFileSync, rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -151,8 +152,19 @@ describe('fieldforge CLI', () => {
     // Our own idle connections to the source would block CREATE DATABASE … TEMPLATE.
     platform.forget(NAME);
     await engine.closeDatabase(NAME);
-    const cloned = await cli(['db', 'clone', NAME, CLONE]);
+    // It loads the engine and the file store (with the environment and the system tables' SQL
+    // they use), nothing of the ORM, the modules, the HTTP server or the platform above them.
+    const importLog = join(tmpdir(), `ff-clone-imports-${process.pid}.txt`);
+    const cloned = await cli(['db', 'clone', NAME, CLONE], {
+      NODE_OPTIONS: `--import ${pathToFileURL(fileURLToPath(new URL('../support/record-imports.mjs', import.meta.url))).href}`,
+      FF_TEST_IMPORT_LOG: importLog,
+    });
     expect(cloned.code, cloned.stderr).toBe(0);
+    const loaded = readFileSync(importLog, 'utf8').split('\n').filter((url) => /\/src\//.test(url));
+    rmSync(importLog, { force: true });
+    expect(loaded.some((url) => url.includes('/src/platform/clone-database.'))).toBe(true);
+    const above = /\/src\/(http|realtime|modules|api|access|auth|reports)\/|\/src\/platform\/(platform|boot|database-lifecycle)\.|\/src\/orm\/(?!env\.|system\/)/;
+    expect(loaded.filter((url) => above.test(url))).toEqual([]);
     const copy = await platform.database(CLONE);
     const { rows } = await sql<{ identifier: string }>`SELECT identifier FROM module ORDER BY identifier`.execute(copy.executor);
     expect(rows.map((r) => r.identifier)).toEqual(['contacts', 'core', 'messaging', 'project']);
