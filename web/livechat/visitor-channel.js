@@ -73,7 +73,8 @@ export class VisitorChannel {
       this.#messages.set(m.id, m);
       if (!known) arrived.push(m);
     }
-    if (arrived.length || list.length) this.listener.onMessages(this.messages, arrived);
+    // A pending message confirmed by the server arrives as none new, but its entry changed.
+    if (list.length) this.listener.onMessages(this.messages, arrived);
     return arrived;
   }
 
