@@ -91,6 +91,7 @@ function isSlot(node: ConditionNode): boolean {
 export class LiteralSlots {
   readonly #slotOf = new Map<ConditionNode, number>();
   readonly #fields: (Field | undefined)[];
+  #conflict = false;
 
   constructor(slots: readonly ConditionNode[]) {
     slots.forEach((node, i) => this.#slotOf.set(node, i));
@@ -105,15 +106,16 @@ export class LiteralSlots {
     const slot = this.#slotOf.get(node);
     if (slot === undefined || !SLOT_LOOKUPS.has(lookup)) return converted;
     const known = this.#fields[slot];
-    // One condition is one comparison: met twice (a count beside the page), it is by the same field.
-    if (known !== undefined && known !== field) throw new Error('a filter slot met with two fields');
+    // One condition is one comparison: met twice (a count beside the page), it is by the same
+    // field. Were it ever another, the shape is simply not reused (`fields()` is then null).
+    if (known !== undefined && known !== field) this.#conflict = true;
     this.#fields[slot] = field;
     return new LiteralSlot(slot, converted);
   }
 
-  /** The field of each slot, once the compile met them all; null when one was never met. */
+  /** The field of each slot, once the compile met them all; null when one was never met (or met with two). */
   fields(): readonly Field[] | null {
-    return this.#fields.every((f) => f !== undefined) ? (this.#fields as Field[]) : null;
+    return !this.#conflict && this.#fields.every((f) => f !== undefined) ? (this.#fields as Field[]) : null;
   }
 }
 
